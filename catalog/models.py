@@ -1,0 +1,195 @@
+"""Catalog documents: categories with embedded ancestors, products with typed details.
+
+The shapes are DESIGN.md's ``categories`` and ``products`` collections (seeds
+000 and 001). Money is integer cents; times are UTC. The ORM serves forms,
+the admin and simple reads; the seeds' multi-document operations live on the
+managers (``catalog/managers.py``).
+"""
+
+from django.db import models
+from django.urls import reverse
+from django_mongodb_backend.fields import (
+    ArrayField,
+    EmbeddedModelArrayField,
+    EmbeddedModelField,
+    ObjectIdField,
+    PolymorphicEmbeddedModelField,
+)
+from django_mongodb_backend.models import EmbeddedModel
+
+from .managers import CategoryManager, ProductManager
+
+
+class Ancestor(EmbeddedModel):
+    """One breadcrumb: ``{_id, slug, name}`` of a category above this one."""
+
+    slug = models.CharField(max_length=200)
+    name = models.CharField(max_length=200)
+
+    def get_absolute_url(self):
+        return reverse("catalog:category", args=[self.slug])
+
+    def __str__(self):
+        return self.name
+
+
+class Category(models.Model):
+    """A node of the category tree (seed 000).
+
+    ``ancestors`` lists every category above this one, root first and parent
+    last, each as ``{_id, slug, name}``, so that breadcrumbs come from one
+    read and the descendants of a node are ``{'ancestors._id': node}``.
+    Change the tree through ``Category.objects`` (create, rename, move,
+    delete), which keeps every ``ancestors`` array right.
+    """
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200, unique=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    ancestors = EmbeddedModelArrayField(Ancestor, default=list, blank=True)
+    # The ID of the category in an imported taxonomy file (import_taxonomy).
+    taxonomy_id = models.IntegerField(null=True, blank=True)
+
+    objects = CategoryManager()
+
+    class Meta:
+        db_table = "categories"
+        verbose_name_plural = "categories"
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("catalog:category", args=[self.slug])
+
+    @property
+    def depth(self):
+        """0 for a top category, 1 for its children, ..."""
+        return len(self.ancestors)
+
+    @property
+    def path(self):
+        """Names from the root down to this category, e.g. ``"Music > Rock > Metal"``."""
+        return " > ".join([*(a.name for a in self.ancestors), self.name])
+
+
+class Dimensions(EmbeddedModel):
+    """Package size in millimetres."""
+
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    depth = models.PositiveIntegerField(default=0)
+
+
+class Shipping(EmbeddedModel):
+    """Shipping data: ``weight`` in grams, ``dimensions`` in millimetres."""
+
+    weight = models.PositiveIntegerField(default=0)
+    dimensions = EmbeddedModelField(Dimensions, null=True, blank=True)
+
+
+class Pricing(EmbeddedModel):
+    """Prices in cents (seed 001): ``savings = list - retail``, ``pct_savings`` in whole percent."""
+
+    list = models.PositiveIntegerField()
+    retail = models.PositiveIntegerField()
+    savings = models.PositiveIntegerField(default=0)
+    pct_savings = models.PositiveIntegerField(default=0)
+
+    @classmethod
+    def from_prices(cls, list_cents, retail_cents):
+        """Build pricing from a list and a retail price in cents; derive the savings."""
+        savings = max(list_cents - retail_cents, 0)
+        pct = savings * 100 // list_cents if list_cents else 0
+        return cls(list=list_cents, retail=retail_cents, savings=savings, pct_savings=pct)
+
+
+class Track(EmbeddedModel):
+    """A track of an album or an episode of a season: ``duration`` in milliseconds, ``price`` in cents."""
+
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    composer = models.CharField(max_length=300, blank=True, default="")
+    duration = models.PositiveIntegerField(help_text="milliseconds")
+    price = models.PositiveIntegerField(help_text="cents")
+
+    @property
+    def duration_display(self):
+        """``m:ss`` (or ``h:mm:ss`` past an hour)."""
+        seconds = self.duration // 1000
+        hours, rest = divmod(seconds, 3600)
+        minutes, seconds = divmod(rest, 60)
+        if hours:
+            return f"{hours}:{minutes:02d}:{seconds:02d}"
+        return f"{minutes}:{seconds:02d}"
+
+
+class AlbumDetails(EmbeddedModel):
+    """Details of an ``Audio Album`` (seed 001): artist, genres, issue date, tracks."""
+
+    artist = models.CharField(max_length=200)
+    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    issue_date = models.DateTimeField(null=True, blank=True)
+    tracks = EmbeddedModelArrayField(Track, default=list, blank=True)
+
+
+class FilmDetails(EmbeddedModel):
+    """Details of a ``Film`` (seed 001): director, writer, actors, rating, aspect ratio."""
+
+    director = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    writer = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    actor = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    rating = models.CharField(max_length=20, blank=True, default="")
+    aspect_ratio = models.CharField(max_length=20, blank=True, default="")
+    issue_date = models.DateTimeField(null=True, blank=True)
+
+
+class SeasonDetails(EmbeddedModel):
+    """Details of a ``TV Season``: the series' studio or creator, genres, episodes."""
+
+    artist = models.CharField(max_length=200)
+    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    issue_date = models.DateTimeField(null=True, blank=True)
+    tracks = EmbeddedModelArrayField(Track, default=list, blank=True)
+
+
+class Product(models.Model):
+    """A product (seed 001): common fields, then ``details`` of its type.
+
+    ``categories`` holds the ObjectIds of the categories the product is
+    listed in; a category page lists the products of the category and all
+    its descendants.
+    """
+
+    AUDIO_ALBUM = "Audio Album"
+    FILM = "Film"
+    TV_SEASON = "TV Season"
+    TYPE_CHOICES = [(AUDIO_ALBUM, AUDIO_ALBUM), (FILM, FILM), (TV_SEASON, TV_SEASON)]
+    DETAILS_MODELS = {AUDIO_ALBUM: AlbumDetails, FILM: FilmDetails, TV_SEASON: SeasonDetails}
+
+    sku = models.CharField("SKU", max_length=64, unique=True)
+    type = models.CharField(max_length=40, choices=TYPE_CHOICES)
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True, default="")
+    categories = ArrayField(ObjectIdField(), default=list, blank=True)
+    shipping = EmbeddedModelField(Shipping, null=True, blank=True)
+    pricing = EmbeddedModelField(Pricing)
+    details = PolymorphicEmbeddedModelField(
+        [AlbumDetails, FilmDetails, SeasonDetails], null=True, blank=True
+    )
+
+    objects = ProductManager()
+
+    class Meta:
+        db_table = "products"
+        ordering = ["title"]
+
+    def __str__(self):
+        return f"{self.title} ({self.sku})"
+
+    def get_absolute_url(self):
+        return reverse("catalog:product", args=[self.sku])

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class InventoryConfig(AppConfig):
+    """Stock, carts and checkout (seed 003)."""
+
+    name = "inventory"
+    default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"

@@ -1,0 +1,27 @@
+"""App configs: Django's contrib apps with ObjectId primary keys (MongoDB), and the shop's own."""
+
+from django.apps import AppConfig
+from django.contrib.admin.apps import AdminConfig
+from django.contrib.auth.apps import AuthConfig
+from django.contrib.contenttypes.apps import ContentTypesConfig
+
+OBJECT_ID_AUTO_FIELD = "django_mongodb_backend.fields.ObjectIdAutoField"
+
+
+class MongoAdminConfig(AdminConfig):
+    default_auto_field = OBJECT_ID_AUTO_FIELD
+
+
+class MongoAuthConfig(AuthConfig):
+    default_auto_field = OBJECT_ID_AUTO_FIELD
+
+
+class MongoContentTypesConfig(ContentTypesConfig):
+    default_auto_field = OBJECT_ID_AUTO_FIELD
+
+
+class ShopConfig(AppConfig):
+    """The project app: on the embedded engine, prepares the store at start (see ``startup``)."""
+
+    name = "shop"
+    default_auto_field = OBJECT_ID_AUTO_FIELD

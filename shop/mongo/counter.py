@@ -1,0 +1,107 @@
+"""Counting database round trips, on both engines.
+
+Tests assert how many round trips a page or an action costs (a figure that
+does not depend on the machine, unlike a timing)::
+
+    with count_operations() as ops:
+        client.get("/c/rock/")
+    assert ops.total <= 3
+
+On a real server every command pymongo sends is seen through its command
+monitoring (``CommandCounter`` is registered on the client by the backend);
+on the embedded engine every collection or database call is recorded by the
+locked proxies of ``shop.mongo.embedded``. Counting covers every thread of
+the process while the block is open.
+"""
+
+import threading
+from contextlib import contextmanager
+
+from pymongo import monitoring
+
+# Commands a driver sends on its own (handshakes, authentication, session
+# clean-up): not round trips the shop's code asked for.
+_DRIVER_COMMANDS = frozenset(
+    {"hello", "ismaster", "isMaster", "saslStart", "saslContinue", "endSessions", "killCursors"}
+)
+
+# Write commands on a real server and write methods on the embedded engine.
+WRITE_OPERATIONS = frozenset(
+    {
+        "insert", "update", "delete", "findAndModify",
+        "insert_one", "insert_many", "update_one", "update_many", "replace_one",
+        "delete_one", "delete_many", "bulk_write", "find_one_and_update",
+        "find_one_and_replace", "find_one_and_delete",
+    }
+)
+
+_lock = threading.Lock()
+_active = []
+
+
+class OperationCount:
+    """The round trips seen while a ``count_operations()`` block was open.
+
+    ``operations`` is a list of ``(collection, operation)`` pairs in order;
+    ``total``, ``writes`` and ``reads`` are their counts.
+    """
+
+    def __init__(self):
+        self.operations = []
+
+    @property
+    def total(self):
+        return len(self.operations)
+
+    @property
+    def writes(self):
+        return sum(1 for _, op in self.operations if op in WRITE_OPERATIONS)
+
+    @property
+    def reads(self):
+        return self.total - self.writes
+
+    def __repr__(self):
+        return f"<OperationCount {self.total}: {self.operations!r}>"
+
+
+@contextmanager
+def count_operations():
+    """Count the database round trips made inside the block.
+
+    Yields an ``OperationCount`` that fills while the block runs.
+    """
+    count = OperationCount()
+    with _lock:
+        _active.append(count)
+    try:
+        yield count
+    finally:
+        with _lock:
+            _active.remove(count)
+
+
+def record(collection, operation):
+    """Record one round trip (``collection`` name, ``operation`` name) in every open count."""
+    if not _active:
+        return
+    with _lock:
+        for count in _active:
+            count.operations.append((collection, operation))
+
+
+class CommandCounter(monitoring.CommandListener):
+    """pymongo command listener feeding ``record()`` on a real server."""
+
+    def started(self, event):
+        name = event.command_name
+        if name in _DRIVER_COMMANDS:
+            return
+        target = event.command.get(name)
+        record(target if isinstance(target, str) else "$cmd", name)
+
+    def succeeded(self, event):
+        pass
+
+    def failed(self, event):
+        pass

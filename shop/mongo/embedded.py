@@ -1,0 +1,272 @@
+"""The embedded engine: mongomock-ng behind one process-wide lock.
+
+With no ``MONGODB_URI`` the shop runs on mongomock-ng, an in-process engine
+with the pymongo API. This module makes it safe and faithful enough for the
+shop:
+
+* ``ENGINE_LOCK`` is held around every operation (and around the first read
+  of a cursor, which is when mongomock evaluates a query). mongomock alone
+  is not atomic: 8 threads doing conditional decrements sold 2,003 units of
+  a stock of 2,000. Under the lock a conditional ``update_one`` is atomic as
+  on a real server.
+* ``apply_compatibility_fixes()`` patches the two mongomock-ng 7.11.1 bugs
+  that break django-mongodb-backend (each named below and tested in
+  ``tests/test_engine.py``).
+* ``EmbeddedClient`` answers what the backend asks a client
+  (``server_info()``, ``list_search_indexes()``); data lives in one
+  process-wide store, so closing and reopening the client (as Django's test
+  runner does) keeps it, like a server would.
+
+Nothing here survives a restart: the shop reloads its demo catalog at start.
+"""
+
+import threading
+
+import mongomock_ng
+from mongomock_ng.collection import Collection as MockCollection
+from mongomock_ng.collection import Cursor as MockCursor
+from bson import Decimal128, ObjectId
+from mongomock_ng import aggregate as mongomock_aggregate
+from mongomock_ng.store import ServerStore
+from pymongo.errors import OperationFailure
+
+from . import counter
+
+#: The one lock every operation on the embedded engine runs under.
+ENGINE_LOCK = threading.RLock()
+
+_STORE = ServerStore()
+
+# Methods that do not touch data (no lock, not counted).
+_PLAIN_ATTRIBUTES = frozenset(
+    {"name", "full_name", "database", "codec_options", "read_preference", "write_concern",
+     "read_concern", "with_options", "client"}
+)
+
+
+class LockedCursor:
+    """A mongomock cursor whose evaluation runs under ``ENGINE_LOCK``.
+
+    mongomock computes a query's whole result on the first ``next()``; that
+    first read happens under the lock, so it sees one consistent state.
+    """
+
+    def __init__(self, cursor):
+        self._cursor = cursor
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with ENGINE_LOCK:
+            return next(self._cursor)
+
+    next = __next__
+
+    def __getattr__(self, name):
+        attr = getattr(self._cursor, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            with ENGINE_LOCK:
+                result = attr(*args, **kwargs)
+            # sort(), skip(), limit() ... return the cursor itself: keep it wrapped.
+            return self if result is self._cursor else result
+
+        return call
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        pass
+
+
+class LockedCollection:
+    """A mongomock collection whose every operation runs under ``ENGINE_LOCK``.
+
+    Each call is counted as one database round trip by ``counter``.
+    """
+
+    def __init__(self, collection):
+        self._collection = collection
+
+    @property
+    def name(self):
+        return self._collection.name
+
+    @property
+    def full_name(self):
+        return self._collection.full_name
+
+    @property
+    def database(self):
+        return LockedDatabase(self._collection.database)
+
+    def list_search_indexes(self, *args, **kwargs):
+        """Atlas Search is not available on the embedded engine (nor on a plain server)."""
+        raise OperationFailure("$listSearchIndexes stage is only allowed on MongoDB Atlas")
+
+    def with_options(self, **kwargs):
+        # Read preferences and concerns mean nothing in one process.
+        return self
+
+    def __getattr__(self, name):
+        attr = getattr(self._collection, name)
+        if name in _PLAIN_ATTRIBUTES or not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            with ENGINE_LOCK:
+                counter.record(self._collection.name, name)
+                result = attr(*args, **kwargs)
+            if isinstance(result, MockCursor):
+                return LockedCursor(result)
+            return result
+
+        return call
+
+    def __getitem__(self, name):
+        return LockedCollection(self._collection[name])
+
+    def __eq__(self, other):
+        return isinstance(other, LockedCollection) and other._collection == self._collection
+
+    def __hash__(self):
+        return hash(self._collection.full_name)
+
+
+class LockedDatabase:
+    """A mongomock database handing out locked collections."""
+
+    def __init__(self, database):
+        self._database = database
+
+    @property
+    def name(self):
+        return self._database.name
+
+    @property
+    def client(self):
+        return EmbeddedClient()
+
+    def __getitem__(self, name):
+        return LockedCollection(self._database[name])
+
+    def get_collection(self, name, *args, **kwargs):
+        return LockedCollection(self._database.get_collection(name))
+
+    def __getattr__(self, name):
+        attr = getattr(self._database, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            with ENGINE_LOCK:
+                counter.record("$cmd", name)
+                result = attr(*args, **kwargs)
+            if isinstance(result, MockCollection):
+                return LockedCollection(result)
+            return result
+
+        return call
+
+
+class EmbeddedClient:
+    """A mongomock client over the process-wide store, answering as pymongo's does."""
+
+    def __init__(self, *args, **kwargs):
+        self._client = mongomock_ng.MongoClient(_store=_STORE)
+
+    def __getitem__(self, name):
+        return LockedDatabase(self._client[name])
+
+    def get_database(self, name, *args, **kwargs):
+        return self[name]
+
+    @property
+    def admin(self):
+        return self["admin"]
+
+    def server_info(self):
+        return self._client.server_info()
+
+    def list_database_names(self):
+        with ENGINE_LOCK:
+            return self._client.list_database_names()
+
+    def drop_database(self, name):
+        with ENGINE_LOCK:
+            self._client.drop_database(name)
+
+    def close(self):
+        """Closing keeps the data: the store belongs to the process, as to a server."""
+
+
+def _get_field(parser, values):
+    """``$getField`` whose ``input`` may be any expression.
+
+    Upstream bug (mongomock-ng 7.11.1, aggregate.py ``_handle_field_operator``):
+    only a string ``input`` is evaluated; an expression such as
+    ``{"$getField": {"field": "x", "input": {"$arrayElemAt": [...]}}}`` is
+    used as the document itself, so the field is never found. The backend
+    wraps every ORM count() and aggregate() result in such an expression,
+    which made them all return 0 or None.
+    """
+    field_name = parser.parse(values.get("field", ""))
+    if not isinstance(field_name, str):
+        raise OperationFailure(f"$getField requires field to be a string, got {field_name!r}")
+    document = parser.parse(values["input"]) if "input" in values else parser._doc_dict
+    if not isinstance(document, dict):
+        return None
+    return document.get(field_name)
+
+
+def _type_name(parser, values):
+    """``$type`` that knows ObjectId and Decimal128.
+
+    Upstream bug (mongomock-ng 7.11.1, aggregate.py ``_handle_type_operator``):
+    ``$type`` raises NotImplementedError for ObjectId and Decimal128 values,
+    which the backend's ``isnull`` lookups on related fields evaluate.
+    """
+    parsed = parser.parse(values)
+    if isinstance(parsed, ObjectId):
+        return "objectId"
+    if isinstance(parsed, Decimal128):
+        return "decimal"
+    if isinstance(parsed, bytes):
+        return "binData"
+    return None
+
+
+_fixes_applied = False
+
+
+def apply_compatibility_fixes():
+    """Patch mongomock-ng's aggregation parser (idempotent); see the two fixes above."""
+    global _fixes_applied
+    if _fixes_applied:
+        return
+    parser_class = mongomock_aggregate._Parser
+    original_field = parser_class._handle_field_operator
+    original_type = parser_class._handle_type_operator
+
+    def handle_field_operator(self, operator, values):
+        if operator == "$getField" and isinstance(values, dict):
+            return _get_field(self, values)
+        return original_field(self, operator, values)
+
+    def handle_type_operator(self, operator, values):
+        if operator == "$type":
+            name = _type_name(self, values)
+            if name is not None:
+                return name
+        return original_type(self, operator, values)
+
+    parser_class._handle_field_operator = handle_field_operator
+    parser_class._handle_type_operator = handle_type_operator
+    _fixes_applied = True

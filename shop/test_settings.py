@@ -1,0 +1,15 @@
+"""Settings for the test suite: the shop's settings with a fixed secret key.
+
+Everything else comes from the environment as in production, so the same
+tests run on the embedded engine (default) or a real server (``MONGODB_URI``).
+"""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz")
+
+from shop.settings import *  # noqa: E402,F403
+
+SHOP_LOAD_DEMO_CATALOG = False
+# Fast password hashing: tests create users.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

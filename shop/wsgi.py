@@ -1,0 +1,16 @@
+"""WSGI entry point of the shop (runserver and gunicorn).
+
+On the embedded engine the process prepares its own store at start
+(``shop.startup``): the shop is usable from the first request.
+"""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+application = get_wsgi_application()
+
+from shop.startup import prepare_embedded_store  # noqa: E402  (needs Django set up)
+
+prepare_embedded_store()

@@ -1,0 +1,2 @@
+def test_home(client, chinook):
+    assert client.get("/").status_code == 200

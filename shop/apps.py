@@ -1,5 +1,6 @@
 """App configs: Django's contrib apps with ObjectId primary keys (MongoDB), and the shop's own."""
 
+from axes.apps import AppConfig as AxesConfig
 from django.apps import AppConfig
 from django.contrib.admin.apps import AdminConfig
 from django.contrib.auth.apps import AuthConfig
@@ -17,6 +18,12 @@ class MongoAuthConfig(AuthConfig):
 
 
 class MongoContentTypesConfig(ContentTypesConfig):
+    default_auto_field = OBJECT_ID_AUTO_FIELD
+
+
+class MongoAxesConfig(AxesConfig):
+    """django-axes (login rate limit) with ObjectId keys: its records live in MongoDB."""
+
     default_auto_field = OBJECT_ID_AUTO_FIELD
 
 

@@ -7,8 +7,12 @@ DJANGO_DEBUG          "1"/"true" for development (default off)
 DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[::1])
 SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
                       the embedded engine (whose users vanish on restart)
+DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
+DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
+                      serving and security" below
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -38,16 +42,22 @@ INSTALLED_APPS = [
     "shop.apps.ShopConfig",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
+    "shop.apps.MongoAxesConfig",
 ]
 
 MIDDLEWARE = [
+    "shop.middleware.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: refuses logins after too many failures.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "shop.urls"
@@ -85,6 +95,7 @@ MIGRATION_MODULES = {
     "admin": "shop.mongo_migrations.admin",
     "auth": "shop.mongo_migrations.auth",
     "contenttypes": "shop.mongo_migrations.contenttypes",
+    "axes": "shop.mongo_migrations.axes",
 }
 
 # Sessions are signed cookies: a shopper's visit costs no database round trip.
@@ -117,9 +128,80 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 # Products shown on a category page.
 CATALOG_PAGE_SIZE = 24
 
+# ---------------------------------------------------------------------------
+# Production serving and security (README: "Production serving and security").
+# Every HTTPS setting is on by default when DJANGO_DEBUG is off and can be
+# switched through the environment (e.g. DJANGO_SECURE_SSL_REDIRECT=0 behind a
+# proxy that redirects itself, or for a load test over loopback http).
+# ---------------------------------------------------------------------------
+_PRODUCTION = not DEBUG
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=_PRODUCTION)
+# Load balancers ask for /healthz over plain http.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=_PRODUCTION)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31536000 if _PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_PRODUCTION)
+SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=_PRODUCTION)
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (gunicorn already
+# trusts it from 127.0.0.1, see gunicorn.conf.py).
+if env.bool("DJANGO_SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_CONTENT_TYPE_NOSNIFF = True  # X-Content-Type-Options: nosniff
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): only the shop's own assets. The
+# JSON-LD breadcrumbs (<script type="application/ld+json">) are data blocks,
+# never executed, so script-src does not apply to them.
+from csp.constants import NONE, SELF  # noqa: E402
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# Static files: WhiteNoise serves what `collectstatic` wrote to STATIC_ROOT,
+# compressed (gzip, and brotli when installed) under cache-busting hashed names.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# Login rate limit (django-axes, its records in MongoDB): after 5 failures for
+# one username from one address, that pair is locked out for an hour.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("SHOP_LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(hours=1)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "429.html"
+
+# /healthz: how long a ping of MongoDB may take, in seconds, before it answers 503.
+SHOP_HEALTHZ_TIMEOUT = env.float("SHOP_HEALTHZ_TIMEOUT", default=2.0)
+
+# Logging: one line per request (shop.requests, from shop.middleware), errors
+# with their stack traces (django.request), at DJANGO_LOG_LEVEL.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "line": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
 }

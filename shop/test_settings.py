@@ -13,3 +13,11 @@ from shop.settings import *  # noqa: E402,F403
 SHOP_LOAD_DEMO_CATALOG = False
 # Fast password hashing: tests create users.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The test client speaks plain http: no redirect to https, no Secure-only
+# cookies (browser tests run against an http live server). The production
+# values are tested through `check --deploy` (tests/test_serving.py).
+SECURE_SSL_REDIRECT = False
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+# Pages render without `collectstatic`: plain static names instead of the manifest.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

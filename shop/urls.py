@@ -3,7 +3,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from shop.health import healthz
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
     path("", include("catalog.urls")),
 ]

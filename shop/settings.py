@@ -174,6 +174,7 @@ CONTENT_SECURITY_POLICY = {
 
 # Static files: WhiteNoise serves what `collectstatic` wrote to STATIC_ROOT,
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.
+STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT)))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -1,0 +1,324 @@
+"""Load test: the shop under gunicorn on 127.0.0.1, driven by wrk (Debian's ``wrk``).
+
+    python bench/loadtest.py [--duration 30] [--connections 16] [--threads 1]
+
+Starts gunicorn with the shop's ``gunicorn.conf.py`` in production settings
+(DEBUG off, WhiteNoise static files after ``collectstatic``; plain http on
+loopback, so the https redirect and Secure cookies are switched off through
+their environment variables), waits for ``/healthz``, then runs wrk for a
+bounded time with a mix of requests:
+
+  category pages  /c/<slug>/ (a quarter of them on page 2)
+  product pages   /p/<sku>/
+  searches        /search/?q=<artist>          (when the search page exists)
+  add-to-cart     POST /cart/add/ sku, qty=1   (when the cart exists)
+
+Every add-to-cart comes without a session cookie, so each starts a cart of
+its own (wrk keeps no cookies): the harshest case for the inventory, many
+reservations on the same SKUs at once. The CSRF token is a fixed secret sent
+as cookie and form field, as a browser would.
+
+It prints requests per second, p50/p95/p99 latency (wrk's, client side),
+the count of answers that are not 2xx/3xx, then per kind of page the status
+classes and the server-side p50/p95 from the shop's request log, and finally
+runs ``check_inventory`` (when the inventory app has it): on the embedded
+engine inside the gunicorn worker as it stops (``bench/gunicorn_bench.py``),
+on a MongoDB server (``MONGODB_URI``) as a command afterwards. Exits 1 on any
+5xx answer or a broken inventory invariant.
+
+Only loopback is ever targeted; wrk stops by itself after ``--duration``.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections import Counter, defaultdict
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+RESULTS = BASE_DIR / "bench" / "results"
+GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
+
+#: Share of each kind of request in the mix (kinds whose page is missing are left out).
+MIX = {"category": 35, "product": 40, "search": 15, "cart": 10}
+PLAN_SIZE = 4000  # requests planned; wrk picks among them at random
+
+LUA = r"""
+local plan = {PLAN}
+local requests = {}
+fivexx = 0
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  local cookie = "csrftoken=" .. "{TOKEN}"
+  for i, r in ipairs(plan) do
+    local headers = {["Cookie"] = cookie, ["Host"] = "127.0.0.1"}
+    if r[1] == "POST" then
+      headers["Content-Type"] = "application/x-www-form-urlencoded"
+    end
+    requests[i] = wrk.format(r[1], r[2], headers, r[3])
+  end
+end
+
+function request()
+  return requests[math.random(#requests)]
+end
+
+function response(status, headers, body)
+  if status >= 500 then fivexx = fivexx + 1 end
+end
+
+threads = {}
+
+function done(summary, latency, requests)
+  local total5xx = 0
+  for _, thread in ipairs(threads) do total5xx = total5xx + thread:get("fivexx") end
+  local e = summary.errors
+  io.write(string.format(
+    'WRK-JSON {"requests": %d, "duration_us": %d, "bytes": %d, "p50_us": %d, "p95_us": %d,'
+    .. ' "p99_us": %d, "max_us": %d, "non_2xx_3xx": %d, "status_5xx": %d, "connect": %d,'
+    .. ' "read": %d, "write": %d, "timeout": %d}\n',
+    summary.requests, summary.duration, summary.bytes, latency:percentile(50),
+    latency:percentile(95), latency:percentile(99), latency.max, e.status, total5xx,
+    e.connect, e.read, e.write, e.timeout))
+end
+"""
+
+LOG_LINE = re.compile(r" shop\.requests \d+ (GET|POST|HEAD) (\S+) (\d{3}) ([\d.]+)ms$")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_environ(port, static_root, report):
+    """Production settings for gunicorn on loopback http."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GUNICORN_"))}
+    environ.update(
+        DJANGO_SETTINGS_MODULE="shop.settings",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
+        DJANGO_ALLOWED_HOSTS="127.0.0.1",
+        DJANGO_SECURE_SSL_REDIRECT="0",
+        DJANGO_SECURE_COOKIES="0",
+        DJANGO_STATIC_ROOT=str(static_root),
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        SHOP_BENCH_INVENTORY_REPORT=str(report),
+        PYTHONPATH=str(BASE_DIR),
+    )
+    return environ
+
+
+def catalog_targets():
+    """(category slugs, SKUs, search terms, kinds available) read through the models.
+
+    On the embedded engine this process loads the same demo catalog the
+    server loads at start (it is deterministic); on a server it reads it.
+    """
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+    import django
+
+    django.setup()
+    from django.urls import NoReverseMatch, reverse
+
+    from catalog.models import Category, Product
+    from shop.mongo import is_embedded
+    from shop.startup import prepare_embedded_store
+
+    if is_embedded():
+        prepare_embedded_store()
+    slugs = sorted(Category.objects.values_list("slug", flat=True))
+    products = list(Product.objects.all())
+    skus = sorted(p.sku for p in products)
+    artists = sorted({p.details.artist for p in products
+                      if p.details is not None and getattr(p.details, "artist", "")})
+    kinds = {"category": "/c/", "product": "/p/"}
+    for kind, name in (("search", "catalog:search"), ("cart", "inventory:add")):
+        try:
+            kinds[kind] = reverse(name)
+        except NoReverseMatch:
+            pass
+    if not (slugs and skus):
+        sys.exit("The catalog is empty: run load_catalog first (MONGODB_URI).")
+    return slugs, skus, artists[:80], kinds, is_embedded()
+
+
+def plan_requests(slugs, skus, artists, kinds, token, rng):
+    """PLAN_SIZE (method, path, body) triples in MIX proportions, shuffled."""
+    shares = {kind: MIX[kind] for kind in kinds}
+    total = sum(shares.values())
+    plan = []
+    for kind, share in shares.items():
+        for _ in range(PLAN_SIZE * share // total):
+            if kind == "category":
+                page = "?page=2" if rng.random() < 0.25 else ""
+                plan.append(("GET", f"/c/{rng.choice(slugs)}/{page}", ""))
+            elif kind == "product":
+                plan.append(("GET", f"/p/{urllib.parse.quote(rng.choice(skus))}/", ""))
+            elif kind == "search":
+                query = urllib.parse.urlencode({"q": rng.choice(artists).split()[0]})
+                plan.append(("GET", f"{kinds['search']}?{query}", ""))
+            elif kind == "cart":
+                body = urllib.parse.urlencode(
+                    {"csrfmiddlewaretoken": token, "sku": rng.choice(skus), "qty": 1})
+                plan.append(("POST", kinds["cart"], body))
+    rng.shuffle(plan)
+    return plan
+
+
+def lua_script(plan, token):
+    rows = ",\n".join("{%s, %s, %s}" % tuple(json.dumps(v) for v in row) for row in plan)
+    return LUA.replace("{PLAN}", "{\n" + rows + "\n}").replace("{TOKEN}", token)
+
+
+def wait_healthy(url, server, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit("gunicorn exited before answering; see its log.")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                if answer.status == 200:
+                    return json.loads(answer.read())
+        except OSError:
+            time.sleep(0.3)
+    sys.exit("gunicorn did not answer /healthz in time.")
+
+
+def kind_of(path):
+    for prefix, kind in (("/c/", "category"), ("/p/", "product"), ("/search/", "search"),
+                         ("/cart/", "cart")):
+        if path.startswith(prefix):
+            return kind
+    return "other"
+
+
+def server_side(log_text):
+    """{kind: (count, Counter of status classes, p50 ms, p95 ms)} from the request log."""
+    durations, statuses = defaultdict(list), defaultdict(Counter)
+    for line in log_text.splitlines():
+        match = LOG_LINE.search(line)
+        if not match or match.group(2) == "/healthz":
+            continue
+        kind = kind_of(match.group(2))
+        durations[kind].append(float(match.group(4)))
+        statuses[kind][match.group(3)[0] + "xx"] += 1
+    table = {}
+    for kind, values in durations.items():
+        cuts = statistics.quantiles(values, n=100) if len(values) > 1 else values * 99
+        table[kind] = (len(values), statuses[kind], cuts[49], cuts[94])
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=int, default=30, help="seconds of load (default 30)")
+    parser.add_argument("--connections", type=int, default=16, help="open connections (16)")
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (1)")
+    parser.add_argument("--seed", type=int, default=7, help="random seed of the request plan")
+    args = parser.parse_args()
+    if not 1 <= args.duration <= 600:
+        parser.error("--duration must be 1..600 seconds")
+    wrk = shutil.which("wrk")
+    if not wrk:
+        sys.exit("wrk is missing: apt-get install wrk (Debian).")
+
+    slugs, skus, artists, kinds, embedded = catalog_targets()
+    token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
+    plan = plan_requests(slugs, skus, artists, kinds, token, random.Random(args.seed))
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    workdir = Path(tempfile.mkdtemp(prefix="shop-loadtest-"))
+    port = free_port()
+    report = workdir / "inventory.txt"
+    environ = server_environ(port, workdir / "static", report)
+    collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"],
+                               cwd=BASE_DIR, env=environ, capture_output=True, text=True)
+    if collected.returncode:
+        sys.exit(f"collectstatic failed: {collected.stderr.strip()}")
+    script = workdir / "mix.lua"
+    script.write_text(lua_script(plan, token))
+
+    log_path = RESULTS / f"gunicorn-{stamp}.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([GUNICORN, "-c", "bench/gunicorn_bench.py"], cwd=BASE_DIR,
+                                  env=environ, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            health = wait_healthy(f"http://127.0.0.1:{port}/healthz", server)
+            print(f"gunicorn on 127.0.0.1:{port}, engine {health['engine']}; "
+                  f"mix: {', '.join(f'{k} {MIX[k]}' for k in kinds)} "
+                  f"({len(slugs)} categories, {len(skus)} SKUs); wrk -t{args.threads} "
+                  f"-c{args.connections} -d{args.duration}s", flush=True)
+            run = subprocess.run(
+                [wrk, f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s",
+                 "--timeout", "10s", "-s", str(script), f"http://127.0.0.1:{port}"],
+                capture_output=True, text=True, timeout=args.duration + 120)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=120)
+    figures = next((json.loads(line.split(" ", 1)[1]) for line in run.stdout.splitlines()
+                    if line.startswith("WRK-JSON ")), None)
+    if figures is None:
+        sys.exit(f"wrk printed no figures:\n{run.stdout}\n{run.stderr}")
+
+    seconds = figures["duration_us"] / 1e6
+    lines = [
+        f"requests:        {figures['requests']} in {seconds:.1f} s = "
+        f"{figures['requests'] / seconds:.0f} requests/s",
+        f"latency (wrk):   p50 {figures['p50_us'] / 1000:.1f} ms, p95 "
+        f"{figures['p95_us'] / 1000:.1f} ms, p99 {figures['p99_us'] / 1000:.1f} ms, "
+        f"max {figures['max_us'] / 1000:.1f} ms",
+        f"not 2xx/3xx:     {figures['non_2xx_3xx']} (5xx: {figures['status_5xx']}); socket "
+        f"errors: connect {figures['connect']}, read {figures['read']}, write "
+        f"{figures['write']}, timeout {figures['timeout']}",
+        "server side (request log):",
+    ]
+    for kind, (count, statuses, p50, p95) in sorted(server_side(log_path.read_text()).items()):
+        classes = ", ".join(f"{c} {n}" for c, n in sorted(statuses.items()))
+        lines.append(f"  {kind:<9} {count:>7} requests ({classes}); p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+    missing = [k for k in MIX if k not in kinds]
+    if missing:
+        lines.append(f"left out (no such page on this branch): {', '.join(missing)}")
+
+    if embedded:
+        status, _, output = (report.read_text() if report.exists()
+                             else "1\nthe worker wrote no inventory report\n").partition("\n")
+    else:
+        check = subprocess.run([sys.executable, "manage.py", "check_inventory"], cwd=BASE_DIR,
+                               env=environ, capture_output=True, text=True)
+        if "Unknown command" in check.stderr:
+            status, output = "absent", "check_inventory does not exist on this branch.\n"
+        else:
+            status, output = str(check.returncode), check.stdout + check.stderr
+    lines.append(f"check_inventory: {output.strip()}")
+    lines.append(f"gunicorn log:    {log_path.relative_to(BASE_DIR)}")
+    text = "\n".join(lines)
+    print(text)
+    (RESULTS / f"loadtest-{stamp}.txt").write_text(text + "\n")
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if figures["status_5xx"] or status not in ("0", "absent") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -201,7 +201,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             names = [a.name.lower() for a in category.ancestors] if category.ancestors else []
             return [*names, category.name.lower()]
 
-        if all(hasattr(c, "ancestors") and "ancestors" in c.__dict__ for c in categories):
+        if all("ancestors" in c.__dict__ for c in categories):
             return sorted(categories, key=key)
         # Projected reads carry no ancestors: order by parent links instead.
         by_parent = {}

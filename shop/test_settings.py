@@ -19,7 +19,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # values are tested through `check --deploy` (tests/test_serving.py).
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
-# Pages render without `collectstatic`: plain static names instead of the manifest.
+# Pages render without `collectstatic`: plain static names instead of the
+# manifest, and WhiteNoise serves the source files (no STATIC_ROOT to warn about).
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 # django-axes needs the request in authenticate(), which the test client's
 # login() does not pass: off in tests, on in tests/test_security.py.

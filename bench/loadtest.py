@@ -1,6 +1,7 @@
 """Load test: the shop under gunicorn on 127.0.0.1, driven by wrk (Debian's ``wrk``).
 
     python bench/loadtest.py [--duration 30] [--connections 16] [--threads 1]
+                             [--mix category=35,product=40,search=15,cart=10]
 
 Starts gunicorn with the shop's ``gunicorn.conf.py`` in production settings
 (DEBUG off, WhiteNoise static files after ``collectstatic``; plain http on
@@ -163,9 +164,22 @@ def catalog_targets():
     return slugs, skus, artists[:80], kinds, is_embedded()
 
 
-def plan_requests(slugs, skus, artists, kinds, token, rng):
-    """PLAN_SIZE (method, path, body) triples in MIX proportions, shuffled."""
-    shares = {kind: MIX[kind] for kind in kinds}
+def parse_mix(text):
+    """``"category=35,product=40"`` -> ``{"category": 35, "product": 40}``; ValueError if bad."""
+    mix = {}
+    for part in text.split(","):
+        kind, _, share = part.partition("=")
+        if kind.strip() not in MIX or not share.strip().isdigit():
+            raise ValueError(f"bad share {part!r}: use {','.join(MIX)} with whole numbers")
+        mix[kind.strip()] = int(share)
+    if not sum(mix.values()):
+        raise ValueError("the shares add up to 0")
+    return mix
+
+
+def plan_requests(slugs, skus, artists, kinds, token, rng, mix):
+    """PLAN_SIZE (method, path, body) triples in ``mix`` proportions, shuffled."""
+    shares = {kind: share for kind, share in mix.items() if kind in kinds and share}
     total = sum(shares.values())
     plan = []
     for kind, share in shares.items():
@@ -236,7 +250,13 @@ def main():
     parser.add_argument("--connections", type=int, default=16, help="open connections (16)")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (1)")
     parser.add_argument("--seed", type=int, default=7, help="random seed of the request plan")
+    parser.add_argument("--mix", default=",".join(f"{k}={v}" for k, v in MIX.items()),
+                        help="shares of each kind of request (default %(default)s)")
     args = parser.parse_args()
+    try:
+        mix = parse_mix(args.mix)
+    except ValueError as error:
+        parser.error(str(error))
     if not 1 <= args.duration <= 600:
         parser.error("--duration must be 1..600 seconds")
     wrk = shutil.which("wrk")
@@ -245,7 +265,9 @@ def main():
 
     slugs, skus, artists, kinds, embedded = catalog_targets()
     token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
-    plan = plan_requests(slugs, skus, artists, kinds, token, random.Random(args.seed))
+    plan = plan_requests(slugs, skus, artists, kinds, token, random.Random(args.seed), mix)
+    if not plan:
+        sys.exit("Nothing to request: every kind in --mix is missing on this branch.")
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
@@ -267,7 +289,7 @@ def main():
         try:
             health = wait_healthy(f"http://127.0.0.1:{port}/healthz", server)
             print(f"gunicorn on 127.0.0.1:{port}, engine {health['engine']}; "
-                  f"mix: {', '.join(f'{k} {MIX[k]}' for k in kinds)} "
+                  f"mix: {', '.join(f'{k} {v}' for k, v in mix.items() if k in kinds and v)} "
                   f"({len(slugs)} categories, {len(skus)} SKUs); wrk -t{args.threads} "
                   f"-c{args.connections} -d{args.duration}s", flush=True)
             run = subprocess.run(
@@ -297,7 +319,7 @@ def main():
     for kind, (count, statuses, p50, p95) in sorted(server_side(log_path.read_text()).items()):
         classes = ", ".join(f"{c} {n}" for c, n in sorted(statuses.items()))
         lines.append(f"  {kind:<9} {count:>7} requests ({classes}); p50 {p50:.1f} ms, p95 {p95:.1f} ms")
-    missing = [k for k in MIX if k not in kinds]
+    missing = [k for k in mix if mix[k] and k not in kinds]
     if missing:
         lines.append(f"left out (no such page on this branch): {', '.join(missing)}")
 

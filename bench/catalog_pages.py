@@ -18,6 +18,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
 os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key")
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
+# Production settings over the test client's plain http: no https redirect, static
+# files collected to a scratch directory, no per-request log line on the console.
+os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
+os.environ.setdefault("DJANGO_STATIC_ROOT", tempfile.mkdtemp(prefix="shop-bench-static-"))
+os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
 
 import django  # noqa: E402
 
@@ -103,6 +109,7 @@ def main():
     args = parser.parse_args()
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)
     call_command("load_catalog", "--reset", verbosity=0)
     client = Client()
     rows = [

@@ -141,3 +141,11 @@ def test_aggregate_opening_with_match_gives_what_a_server_gives(probe):
     expr = [{"$match": {"$expr": {"$gt": ["$n", 7]}}}, {"$sort": {"n": -1}}, {"$project": {"_id": 1}}]
     assert list(probe.aggregate(expr)) == [{"_id": 9}, {"_id": 8}]
     assert list(probe.aggregate([{"$match": {"n": 99}}])) == []
+
+
+def test_aggregate_with_match_then_project_keeps_only_projected_fields(probe):
+    probe.insert_many([{"_id": n, "n": n, "big": {"x": [1, 2, 3], "y": n}} for n in range(5)])
+    pipeline = [{"$match": {"n": {"$lt": 2}}}, {"$project": {"big.y": 1}}, {"$sort": {"_id": -1}}]
+    assert list(probe.aggregate(pipeline)) == [{"_id": 1, "big": {"y": 1}}, {"_id": 0, "big": {"y": 0}}]
+    excluding = [{"$match": {"n": 4}}, {"$project": {"big": 0}}]
+    assert list(probe.aggregate(excluding)) == [{"_id": 4, "n": 4}]

@@ -149,3 +149,14 @@ def test_aggregate_with_match_then_project_keeps_only_projected_fields(probe):
     assert list(probe.aggregate(pipeline)) == [{"_id": 1, "big": {"y": 1}}, {"_id": 0, "big": {"y": 0}}]
     excluding = [{"$match": {"n": 4}}, {"$project": {"big": 0}}]
     assert list(probe.aggregate(excluding)) == [{"_id": 4, "n": 4}]
+
+
+def test_insert_many_still_refuses_duplicate_unique_keys(probe):
+    probe.create_index("sku", unique=True)
+    probe.insert_many([{"sku": f"S-{n}"} for n in range(300)])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"sku": "new"}, {"sku": "S-7"}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"sku": "twice"}, {"sku": "twice"}])
+    assert probe.count_documents({}) == 300 + 1 + 1  # ordered inserts stop at the clash
+    assert probe.count_documents({"sku": "S-7"}) == 1

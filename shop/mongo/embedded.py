@@ -91,6 +91,31 @@ def _is_inclusion(projection):
     return all(value in (1, True) and not key.startswith("$") for key, value in projection.items())
 
 
+def _batch_keeps_unique_indexes(collection, documents):
+    """True when ``documents`` clash on no unique index, with the store or each other.
+
+    False when they might (or a key is unhashable): the caller then lets
+    mongomock check document by document.
+    """
+    store = collection._store
+    for index in store.indexes.values():
+        if not index.get("unique") or index.get("partialFilterExpression") is not None:
+            continue
+        key, sparse = index.get("key"), index.get("sparse")
+        try:
+            taken = set()
+            for document in store.documents:
+                taken.update(collection._compute_index_entries(document, key, sparse) or ())
+            for document in documents:
+                entries = collection._compute_index_entries(document, key, sparse) or ()
+                if any(entry in taken for entry in entries):
+                    return False
+                taken.update(entries)
+        except TypeError:
+            return False
+    return True
+
+
 class LockedCollection:
     """A mongomock collection whose every operation runs under ``ENGINE_LOCK``.
 
@@ -142,6 +167,28 @@ class LockedCollection:
             return mongomock_aggregate.process_pipeline(
                 documents, self._collection.database, rest, kwargs.get("session")
             )
+
+    def insert_many(self, documents, *args, **kwargs):
+        """mongomock's insert_many, checking unique indexes once per batch.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``_ensure_uniques``):
+        each inserted document is compared with every stored one for each
+        unique index, so loading n documents costs n² comparisons (100,000
+        products: hours). When the batch's keys are hashable and clash with
+        nothing, they are checked here with sets and the per-document check
+        is skipped; otherwise mongomock's own check runs and raises as usual.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "insert_many")
+            documents = list(documents)
+            collection = self._collection
+            if not _batch_keeps_unique_indexes(collection, documents):
+                return collection.insert_many(documents, *args, **kwargs)
+            collection._ensure_uniques = lambda new_data: None  # this call only
+            try:
+                return collection.insert_many(documents, *args, **kwargs)
+            finally:
+                del collection._ensure_uniques
 
     def __getattr__(self, name):
         attr = getattr(self._collection, name)

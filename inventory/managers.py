@@ -254,17 +254,71 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             if result.matched_count:
                 return qty
 
+    # -- DESIGN.md's invariant -------------------------------------------
+
+    def check_invariant(self, attempts=3):
+        """Check ``qty + sum(carted.qty) + sold == stocked`` for every SKU.
+
+        ``sold`` is the units in the lines of complete carts; a reservation of
+        a complete cart is already counted there (checkout's pull may not
+        have run yet) and is not counted twice. Also checked: ``qty >= 0``,
+        every reservation positive, at most one reservation per cart. The
+        reads are not one snapshot, so a SKU that fails is checked again
+        (up to ``attempts`` passes) and reported only if it fails every time:
+        a checkout completing between the reads cannot raise a false alarm
+        twice in a row. Returns ``[(sku, reason), ...]``, empty when it holds.
+        """
+        from .models import Cart
+
+        suspects = None
+        for _attempt in range(attempts):
+            query = {} if suspects is None else {"_id": {"$in": sorted(suspects)}}
+            documents = list(self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}))
+            cart_ids = {e["cart_id"] for d in documents for e in d.get("carted", [])}
+            statuses = {}
+            for batch in batched(cart_ids, BATCH_SIZE):
+                statuses.update(Cart.objects.statuses(batch))
+            sold = Cart.objects.sold_by_sku()
+            problems = {}
+            for document in documents:
+                sku, carted = document["_id"], document.get("carted", [])
+                reserved = sum(e["qty"] for e in carted if statuses.get(e["cart_id"]) != "complete")
+                holders = [e["cart_id"] for e in carted]
+                stocked = document.get("stocked", 0)
+                units = document["qty"] + reserved + sold.get(sku, 0)
+                if document["qty"] < 0:
+                    problems[sku] = f"available qty is negative ({document['qty']})"
+                elif any(e["qty"] <= 0 for e in carted):
+                    problems[sku] = "a reservation holds no units"
+                elif len(holders) != len(set(holders)):
+                    problems[sku] = "a cart holds two reservations"
+                elif units != stocked:
+                    problems[sku] = (
+                        f"available {document['qty']} + reserved {reserved} + sold "
+                        f"{sold.get(sku, 0)} = {units}, but {stocked} were stocked"
+                    )
+            if suspects is None:
+                known = {d["_id"] for d in documents}
+                for sku in set(sold) - known:
+                    problems[sku] = f"{sold[sku]} sold but no inventory document"
+            if not problems:
+                return []
+            suspects = set(problems)
+        return sorted(problems.items())
+
     # -- seed 003 "Error Handling" --------------------------------------
 
     def cleanup(self, timeout):
         """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
 
         Reads the stale reservations (``carted.timestamp`` below the
-        threshold) and the status of their carts, then in one ``bulk_write``
-        per batch: refreshes the timestamp of those whose cart is active or
-        pending (first pass); drops those of complete carts without returning
-        them (the units are sold: checkout crashed before its pull); returns
-        the others (cart expired, expiring or gone) to ``qty``, each with a
+        threshold) and the status and SKUs of their carts, then with one
+        ``bulk_write`` per kind and batch: refreshes the timestamp of those
+        whose cart is active or pending and still has a line for the SKU
+        (first pass); drops those of complete carts without returning them
+        (the units are sold: checkout crashed before its pull); returns the
+        others (cart expired, expiring or gone, or a live cart without the
+        line: a removal that crashed halfway) to ``qty``, each with a
         write conditional on the entry still holding that quantity, so a
         concurrent ``expire_carts`` or a second run cannot return it twice.
         Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
@@ -281,12 +335,12 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
 
         report = {"refreshed": 0, "sold": 0, "returned": 0}
         for batch in batched(stale, BATCH_SIZE):
-            statuses = Cart.objects.statuses({entry["cart_id"] for _, entry in batch})
+            carts = Cart.objects.statuses_and_skus({entry["cart_id"] for _, entry in batch})
             writes = {"refreshed": [], "sold": [], "returned": []}
             for sku, entry in batch:
                 cart_id = entry["cart_id"]
-                status = statuses.get(cart_id)
-                if status in LIVE_STATUSES:
+                status, skus = carts.get(cart_id, (None, ()))
+                if status in LIVE_STATUSES and sku in skus:
                     writes["refreshed"].append(UpdateOne(
                         {"_id": sku, "carted.cart_id": cart_id},
                         {"$set": {"carted.$.timestamp": moment}},
@@ -323,6 +377,20 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """``{cart_id: status}`` of the carts among ``cart_ids`` that exist (one read)."""
         cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1})
         return {d["_id"]: d["status"] for d in cursor}
+
+    def statuses_and_skus(self, cart_ids):
+        """``{cart_id: (status, {sku, ...})}`` of the carts among ``cart_ids`` that exist (one read)."""
+        cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
+        return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
+
+    def sold_by_sku(self):
+        """``{sku: units}`` in the lines of complete carts (one aggregation)."""
+        pipeline = [
+            {"$match": {"status": "complete"}},
+            {"$unwind": "$items"},
+            {"$group": {"_id": "$items.sku", "units": {"$sum": "$items.qty"}}},
+        ]
+        return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
 
     # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
 
@@ -392,7 +460,8 @@ class CartManager(MongoCollectionMixin, models.Manager):
         )
         if cart is not None:
             stock = self._inventory().update_one(
-                {"_id": sku, "qty": {"$gte": qty}},
+                # At most one reservation per cart and SKU: returns $pull by cart_id.
+                {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
                 {"$inc": {"qty": -qty},
                  "$push": {"carted": {"qty": qty, "cart_id": cart_id, "timestamp": moment}}},
             )

@@ -19,14 +19,11 @@ class LineForm(forms.Form):
 
     def __init__(self, *args, allow_zero=False, **kwargs):
         super().__init__(*args, **kwargs)
-        low = 0 if allow_zero else 1
-        field = self.fields["qty"]
-        field.min_value, field.max_value = low, settings.CART_MAX_LINE_QTY
-        field.validators = [
-            forms.validators.MinValueValidator(low),
-            forms.validators.MaxValueValidator(settings.CART_MAX_LINE_QTY),
-        ]
-        field.widget.attrs.update(min=low, max=settings.CART_MAX_LINE_QTY)
+        # Built here, not at import, so that the bounds follow the setting.
+        self.fields["qty"] = forms.IntegerField(
+            label="Quantity", initial=1, min_value=0 if allow_zero else 1,
+            max_value=settings.CART_MAX_LINE_QTY,
+        )
 
 
 class RemoveForm(forms.Form):

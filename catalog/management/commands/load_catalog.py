@@ -30,12 +30,14 @@ class Command(BaseCommand):
             help="The Chinook SQLite file (default: the copy the shop ships).",
         )
         parser.add_argument(
-            "--stock", type=int, default=settings.INVENTORY_DEFAULT_STOCK,
+            "--stock", type=int, default=None,
             help="Units in stock for each product that has no inventory document yet "
-                 f"(default {settings.INVENTORY_DEFAULT_STOCK}; existing stock is never changed).",
+                 "(default: settings.INVENTORY_DEFAULT_STOCK; existing stock is never changed).",
         )
 
     def handle(self, *args, **options):
+        if options["stock"] is None:
+            options["stock"] = settings.INVENTORY_DEFAULT_STOCK
         if options["stock"] < 0:
             raise CommandError("--stock must be 0 or more units.")
         try:

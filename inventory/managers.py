@@ -23,6 +23,7 @@ pymongo query itself.
 """
 
 import datetime
+import secrets
 from itertools import islice
 
 from django.db import models
@@ -682,52 +683,109 @@ class CartManager(MongoCollectionMixin, models.Manager):
     def expire(self, timeout):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
-        Active carts, and pending ones (a checkout that crashed after the
-        lock: see ``checkout``), older than the threshold are marked
-        ``expiring`` with one ``update_many``; then, a batch of carts at a
-        time, each line's reservation goes back to ``qty`` (one
-        ``bulk_write``, each write conditional on the reservation holding the
-        line's quantity, so nothing is returned twice) and the carts become
-        ``expired`` (one ``update_many``). Carts left ``expiring`` by a
-        crashed run are finished too. Returns ``{'expired': n, 'returned': n}``
-        (carts, reservations). Reservations not returned here (quantity
-        changed in flight) are returned by ``cleanup_inventory``.
+        1. One ``update_many`` marks the active carts, and the pending ones
+           (a checkout that crashed after its lock: see ``checkout``), older
+           than the threshold ``expiring``, tagged with this run's random
+           ``expiry_run``; a second one adopts carts left ``expiring`` by a
+           run that crashed (older than the threshold too).
+        2. One read streams this run's carts; a batch at a time, their lines'
+           reservations go back to ``qty`` (``_return_reservations``: one
+           write per SKU, conditional on the reservations holding the lines'
+           quantities, so nothing is returned twice).
+        3. One ``update_many`` makes this run's carts ``expired``.
+
+        The tag keeps every step one indexed pass, without lists of ids (a
+        concurrent run that adopts a cart takes over its expiry). Safe to run
+        twice or concurrently. Returns ``{'expired': n, 'returned': n}``
+        (carts, reservations). A reservation not returned here (its quantity
+        changed in flight) is returned by ``cleanup_inventory``.
         """
         threshold = now() - datetime.timedelta(seconds=timeout)
+        run = secrets.token_hex(8)
         self.collection.update_many(
             {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
-            {"$set": {"status": "expiring"}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
         )
-        return self._finish_expiring({})
+        self.collection.update_many(
+            {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
+            {"$set": {"expiry_run": run}},
+        )
+        return self._finish_expiring(run)
 
     def expire_cart(self, cart_id):
         """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was live."""
+        run = secrets.token_hex(8)
         locked = self.collection.update_one(
-            {"_id": cart_id, "status": {"$in": list(LIVE_STATUSES)}}, {"$set": {"status": "expiring"}}
+            {"_id": cart_id, "status": {"$in": list(LIVE_STATUSES)}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
         )
-        self._finish_expiring({"_id": cart_id})
+        self._finish_expiring(run)
         return bool(locked.matched_count)
 
-    def _finish_expiring(self, extra):
-        report = {"expired": 0, "returned": 0}
-        while True:
-            batch = list(
-                self.collection.find({"status": "expiring", **extra}, {"items.sku": 1, "items.qty": 1})
-                .limit(BATCH_SIZE)
+    def _return_reservations(self, carts):
+        """Return the reservations of the lines of ``carts`` (raw documents) to stock.
+
+        One write per SKU rather than per line: ``$inc`` by the sum of the
+        lines and ``$pull`` of every cart's entry, conditional (``$all`` of
+        ``$elemMatch``) on every entry holding its line's quantity. A SKU whose
+        write did not match (an entry changed in flight, or a line that was
+        never reserved) is found by one read and done entry by entry, each
+        write conditional on its own entry. Returns how many reservations
+        went back.
+        """
+        by_sku = {}
+        for cart in carts:
+            for line in cart.get("items", []):
+                by_sku.setdefault(line["sku"], []).append((cart["_id"], line["qty"]))
+        if not by_sku:
+            return 0
+        inventory = self._inventory()
+        grouped = inventory.bulk_write([
+            UpdateOne(
+                {"_id": sku,
+                 "carted": {"$all": [{"$elemMatch": {"cart_id": c, "qty": q}} for c, q in entries]}},
+                {"$inc": {"qty": sum(q for _, q in entries)},
+                 "$pull": {"carted": {"cart_id": {"$in": [c for c, _ in entries]}}}},
             )
-            if not batch:
-                return report
-            writes = [
-                UpdateOne(
-                    {"_id": line["sku"], "carted": {"$elemMatch": {"cart_id": cart["_id"], "qty": line["qty"]}}},
-                    {"$inc": {"qty": line["qty"]}, "$pull": {"carted": {"cart_id": cart["_id"]}}},
+            for sku, entries in by_sku.items()
+        ], ordered=False)
+        leftover = set()
+        if grouped.modified_count < len(by_sku):
+            cart_ids = [cart["_id"] for cart in carts]
+            leftover = {
+                d["_id"] for d in inventory.find(
+                    {"_id": {"$in": list(by_sku)}, "carted.cart_id": {"$in": cart_ids}}, {"_id": 1}
                 )
-                for cart in batch
-                for line in cart.get("items", [])
-            ]
-            if writes:
-                report["returned"] += self._inventory().bulk_write(writes, ordered=False).modified_count
-            report["expired"] += self.collection.update_many(
-                {"_id": {"$in": [cart["_id"] for cart in batch]}, "status": "expiring"},
-                {"$set": {"status": "expired", "last_modified": now()}},
-            ).modified_count
+            }
+        done = [sku for sku in by_sku if sku not in leftover]
+        if grouped.modified_count == len(done):
+            returned = sum(len(by_sku[sku]) for sku in done)
+        else:
+            # Some SKUs had nothing left to return (another run or cleanup got there
+            # first); which ones is not known: count one reservation per SKU written.
+            returned = grouped.modified_count
+        writes = [
+            UpdateOne(
+                {"_id": sku, "carted": {"$elemMatch": {"cart_id": c, "qty": q}}},
+                {"$inc": {"qty": q}, "$pull": {"carted": {"cart_id": c}}},
+            )
+            for sku in leftover
+            for c, q in by_sku[sku]
+        ]
+        if writes:
+            returned += inventory.bulk_write(writes, ordered=False).modified_count
+        return returned
+
+    def _finish_expiring(self, run):
+        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``)."""
+        returned = 0
+        cursor = self.collection.find(
+            {"status": "expiring", "expiry_run": run}, {"items.sku": 1, "items.qty": 1}
+        )
+        for batch in batched(cursor, BATCH_SIZE):
+            returned += self._return_reservations(batch)
+        expired = self.collection.update_many(
+            {"status": "expiring", "expiry_run": run},
+            {"$set": {"status": "expired", "last_modified": now()}},
+        ).modified_count
+        return {"expired": expired, "returned": returned}

@@ -113,6 +113,8 @@ class Cart(models.Model):
     customer_name = models.CharField(max_length=200, blank=True, default="")
     customer_email = models.EmailField(blank=True, default="")
     payment_reference = models.CharField(max_length=100, blank=True, default="")
+    # The expire_carts run that is expiring this cart (see CartManager.expire).
+    expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     objects = CartManager()
 

@@ -102,7 +102,7 @@ def _session_cart(request):
 def cart(request):
     """``/cart/``: the session's cart with quantity and removal forms. One read."""
     current = _session_cart(request)
-    if current is not None:
+    if current is not None and request.session.get(CART_COUNT) != current.item_count:
         request.session[CART_COUNT] = current.item_count
     return render(request, "inventory/cart.html", {
         "cart": current, "max_qty": settings.CART_MAX_LINE_QTY,

@@ -318,11 +318,43 @@ def _type_name(parser, values):
     return None
 
 
+def _find_and_modify_keeping_query(original):
+    """``find_one_and_update`` whose positional ``$`` resolves against the caller's query.
+
+    Upstream bug (mongomock-ng 7.11.1, collection.py ``_find_and_modify``):
+    after finding the document it narrows the query to ``{'_id': ...}``
+    before updating, so ``$`` in ``{'$set': {'items.$.qty': n}}`` no longer
+    knows which element the query matched and silently updates element 0
+    (the seed's ``find_one_and_update({'items.sku': s}, ...)`` changed the
+    wrong cart line). The fix keeps the caller's conditions next to the
+    ``_id``. (Another limitation stays: mongomock resolves ``$`` again for
+    each updated field, after the earlier fields changed; the inventory's
+    positional updates match on fields they do not change.)
+    """
+
+    def find_and_modify(self, query, *args, **kwargs):
+        original_update = self._update
+
+        def update(spec, document, upsert=False, *update_args, **update_kwargs):
+            if isinstance(query, dict) and isinstance(spec, dict) and set(spec) == {"_id"}:
+                spec = {**query, "_id": spec["_id"]}
+            return original_update(spec, document, upsert, *update_args, **update_kwargs)
+
+        # Every call runs under ENGINE_LOCK, so the instance attribute is seen by this call only.
+        self._update = update
+        try:
+            return original(self, query, *args, **kwargs)
+        finally:
+            del self._update
+
+    return find_and_modify
+
+
 _fixes_applied = False
 
 
 def apply_compatibility_fixes():
-    """Patch mongomock-ng's aggregation parser (idempotent); see the two fixes above."""
+    """Patch mongomock-ng (idempotent): the aggregation parser's two fixes and find-and-modify's, above."""
     global _fixes_applied
     if _fixes_applied:
         return
@@ -344,4 +376,5 @@ def apply_compatibility_fixes():
 
     parser_class._handle_field_operator = handle_field_operator
     parser_class._handle_type_operator = handle_type_operator
+    MockCollection._find_and_modify = _find_and_modify_keeping_query(MockCollection._find_and_modify)
     _fixes_applied = True

@@ -8,5 +8,6 @@ from shop.health import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("", include("inventory.urls")),
     path("", include("catalog.urls")),
 ]

@@ -86,6 +86,36 @@ class LockedCursor:
         pass
 
 
+def _is_inclusion(projection):
+    """True for a projection that only includes paths (``{"a": 1, "b.c": 1}``)."""
+    return all(value in (1, True) and not key.startswith("$") for key, value in projection.items())
+
+
+def _batch_keeps_unique_indexes(collection, documents):
+    """True when ``documents`` clash on no unique index, with the store or each other.
+
+    False when they might (or a key is unhashable): the caller then lets
+    mongomock check document by document.
+    """
+    store = collection._store
+    for index in store.indexes.values():
+        if not index.get("unique") or index.get("partialFilterExpression") is not None:
+            continue
+        key, sparse = index.get("key"), index.get("sparse")
+        try:
+            taken = set()
+            for document in store.documents:
+                taken.update(collection._compute_index_entries(document, key, sparse) or ())
+            for document in documents:
+                entries = collection._compute_index_entries(document, key, sparse) or ()
+                if any(entry in taken for entry in entries):
+                    return False
+                taken.update(entries)
+        except TypeError:
+            return False
+    return True
+
+
 class LockedCollection:
     """A mongomock collection whose every operation runs under ``ENGINE_LOCK``.
 
@@ -114,6 +144,51 @@ class LockedCollection:
     def with_options(self, **kwargs):
         # Read preferences and concerns mean nothing in one process.
         return self
+
+    def aggregate(self, pipeline, *args, **kwargs):
+        """mongomock's aggregate, filtering first when the pipeline opens with ``$match``.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``aggregate``): the
+        whole collection is deep-copied before the first stage runs, so a
+        ``$match`` on 180 of 3,500 documents copied all 3,500. Here the
+        leading ``$match`` runs as a ``find`` (the same filter code, copying
+        only the matches, and only the fields of an inclusion ``$project``
+        that follows it) and the rest of the pipeline runs on its result.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "aggregate")
+            pipeline = list(pipeline)
+            if not pipeline or list(pipeline[0]) != ["$match"]:
+                return self._collection.aggregate(pipeline, *args, **kwargs)
+            rest, projection = pipeline[1:], None
+            if rest and list(rest[0]) == ["$project"] and _is_inclusion(rest[0]["$project"]):
+                projection, rest = rest[0]["$project"], rest[1:]
+            documents = list(self._collection.find(pipeline[0]["$match"], projection))
+            return mongomock_aggregate.process_pipeline(
+                documents, self._collection.database, rest, kwargs.get("session")
+            )
+
+    def insert_many(self, documents, *args, **kwargs):
+        """mongomock's insert_many, checking unique indexes once per batch.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``_ensure_uniques``):
+        each inserted document is compared with every stored one for each
+        unique index, so loading n documents costs n² comparisons (100,000
+        products: hours). When the batch's keys are hashable and clash with
+        nothing, they are checked here with sets and the per-document check
+        is skipped; otherwise mongomock's own check runs and raises as usual.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "insert_many")
+            documents = list(documents)
+            collection = self._collection
+            if not _batch_keeps_unique_indexes(collection, documents):
+                return collection.insert_many(documents, *args, **kwargs)
+            collection._ensure_uniques = lambda new_data: None  # this call only
+            try:
+                return collection.insert_many(documents, *args, **kwargs)
+            finally:
+                del collection._ensure_uniques
 
     def __getattr__(self, name):
         attr = getattr(self._collection, name)
@@ -243,11 +318,43 @@ def _type_name(parser, values):
     return None
 
 
+def _find_and_modify_keeping_query(original):
+    """``find_one_and_update`` whose positional ``$`` resolves against the caller's query.
+
+    Upstream bug (mongomock-ng 7.11.1, collection.py ``_find_and_modify``):
+    after finding the document it narrows the query to ``{'_id': ...}``
+    before updating, so ``$`` in ``{'$set': {'items.$.qty': n}}`` no longer
+    knows which element the query matched and silently updates element 0
+    (the seed's ``find_one_and_update({'items.sku': s}, ...)`` changed the
+    wrong cart line). The fix keeps the caller's conditions next to the
+    ``_id``. (Another limitation stays: mongomock resolves ``$`` again for
+    each updated field, after the earlier fields changed; the inventory's
+    positional updates match on fields they do not change.)
+    """
+
+    def find_and_modify(self, query, *args, **kwargs):
+        original_update = self._update
+
+        def update(spec, document, upsert=False, *update_args, **update_kwargs):
+            if isinstance(query, dict) and isinstance(spec, dict) and set(spec) == {"_id"}:
+                spec = {**query, "_id": spec["_id"]}
+            return original_update(spec, document, upsert, *update_args, **update_kwargs)
+
+        # Every call runs under ENGINE_LOCK, so the instance attribute is seen by this call only.
+        self._update = update
+        try:
+            return original(self, query, *args, **kwargs)
+        finally:
+            del self._update
+
+    return find_and_modify
+
+
 _fixes_applied = False
 
 
 def apply_compatibility_fixes():
-    """Patch mongomock-ng's aggregation parser (idempotent); see the two fixes above."""
+    """Patch mongomock-ng (idempotent): the aggregation parser's two fixes and find-and-modify's, above."""
     global _fixes_applied
     if _fixes_applied:
         return
@@ -269,4 +376,5 @@ def apply_compatibility_fixes():
 
     parser_class._handle_field_operator = handle_field_operator
     parser_class._handle_type_operator = handle_type_operator
+    MockCollection._find_and_modify = _find_and_modify_keeping_query(MockCollection._find_and_modify)
     _fixes_applied = True

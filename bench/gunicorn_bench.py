@@ -20,7 +20,8 @@ globals().update(
 
 def worker_exit(server, worker):
     """In the worker, after its last request: run ``check_inventory`` and write
-    ``"<exit status>\\n<output>"`` to ``SHOP_BENCH_INVENTORY_REPORT``."""
+    ``"<exit status>\\n<output>"`` to ``SHOP_BENCH_INVENTORY_REPORT``, with the stock
+    of the SKUs the load test put in carts (``SHOP_BENCH_HOT_SKUS``)."""
     report = os.environ.get("SHOP_BENCH_INVENTORY_REPORT")
     if not report:
         return
@@ -38,4 +39,15 @@ def worker_exit(server, worker):
     except CommandError as error:
         out.write(f"CommandError: {error}\n")
         status = "1"
+    hot = [sku for sku in os.environ.get("SHOP_BENCH_HOT_SKUS", "").split(",") if sku]
+    if hot:
+        from inventory.models import Inventory
+
+        rows = list(Inventory.objects.filter(sku__in=hot))
+        stocked = sum(row.stocked for row in rows)
+        available = sum(row.qty for row in rows)
+        reserved = sum(entry.qty for row in rows for entry in row.carted)
+        out.write(f"{len(rows)} add-to-cart SKUs: {stocked} units stocked, {reserved} reserved "
+                  f"in carts, {available} still available, lowest available "
+                  f"{min((row.qty for row in rows), default=0)}.\n")
     Path(report).write_text(f"{status}\n{out.getvalue()}")

@@ -2,6 +2,7 @@
 
     python bench/loadtest.py [--duration 30] [--connections 16] [--threads 1]
                              [--mix category=35,product=40,search=15,cart=10]
+                             [--cart-skus 10] [--stock 20]
 
 Starts gunicorn with the shop's ``gunicorn.conf.py`` in production settings
 (DEBUG off, WhiteNoise static files after ``collectstatic``; plain http on
@@ -15,8 +16,9 @@ bounded time with a mix of requests:
   add-to-cart     POST /cart/add/ sku, qty=1   (when the cart exists)
 
 Every add-to-cart comes without a session cookie, so each starts a cart of
-its own (wrk keeps no cookies): the harshest case for the inventory, many
-reservations on the same SKUs at once. The CSRF token is a fixed secret sent
+its own (wrk keeps no cookies), and all of them go to a few SKUs
+(``--cart-skus``, ``--stock`` units each): demand far above the stock, many
+reservations of the same SKUs at once, the case where overselling would show. The CSRF token is a fixed secret sent
 as cookie and form field, as a browser would.
 
 It prints requests per second, p50/p95/p99 latency (wrk's, client side),
@@ -112,7 +114,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def server_environ(port, static_root, report):
+def server_environ(port, static_root, report, cart_skus, stock):
     """Production settings for gunicorn on loopback http."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GUNICORN_"))}
     environ.update(
@@ -124,6 +126,8 @@ def server_environ(port, static_root, report):
         DJANGO_STATIC_ROOT=str(static_root),
         GUNICORN_BIND=f"127.0.0.1:{port}",
         SHOP_BENCH_INVENTORY_REPORT=str(report),
+        SHOP_BENCH_HOT_SKUS=",".join(cart_skus),
+        INVENTORY_DEFAULT_STOCK=str(stock),
         PYTHONPATH=str(BASE_DIR),
     )
     return environ
@@ -177,8 +181,9 @@ def parse_mix(text):
     return mix
 
 
-def plan_requests(slugs, skus, artists, kinds, token, rng, mix):
-    """PLAN_SIZE (method, path, body) triples in ``mix`` proportions, shuffled."""
+def plan_requests(slugs, skus, artists, kinds, token, rng, mix, cart_skus):
+    """PLAN_SIZE (method, path, body) triples in ``mix`` proportions, shuffled;
+    add-to-cart requests name only ``cart_skus``."""
     shares = {kind: share for kind, share in mix.items() if kind in kinds and share}
     total = sum(shares.values())
     plan = []
@@ -194,7 +199,7 @@ def plan_requests(slugs, skus, artists, kinds, token, rng, mix):
                 plan.append(("GET", f"{kinds['search']}?{query}", ""))
             elif kind == "cart":
                 body = urllib.parse.urlencode(
-                    {"csrfmiddlewaretoken": token, "sku": rng.choice(skus), "qty": 1})
+                    {"csrfmiddlewaretoken": token, "sku": rng.choice(cart_skus), "qty": 1})
                 plan.append(("POST", kinds["cart"], body))
     rng.shuffle(plan)
     return plan
@@ -250,6 +255,10 @@ def main():
     parser.add_argument("--connections", type=int, default=16, help="open connections (16)")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (1)")
     parser.add_argument("--seed", type=int, default=7, help="random seed of the request plan")
+    parser.add_argument("--cart-skus", type=int, default=10,
+                        help="SKUs that add-to-cart requests go to (default 10)")
+    parser.add_argument("--stock", type=int, default=20,
+                        help="units of each SKU at start, embedded engine (default 20)")
     parser.add_argument("--mix", default=",".join(f"{k}={v}" for k, v in MIX.items()),
                         help="shares of each kind of request (default %(default)s)")
     args = parser.parse_args()
@@ -265,7 +274,9 @@ def main():
 
     slugs, skus, artists, kinds, embedded = catalog_targets()
     token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
-    plan = plan_requests(slugs, skus, artists, kinds, token, random.Random(args.seed), mix)
+    rng = random.Random(args.seed)
+    cart_skus = sorted(rng.sample(skus, min(max(args.cart_skus, 1), len(skus))))
+    plan = plan_requests(slugs, skus, artists, kinds, token, rng, mix, cart_skus)
     if not plan:
         sys.exit("Nothing to request: every kind in --mix is missing on this branch.")
 
@@ -274,7 +285,8 @@ def main():
     workdir = Path(tempfile.mkdtemp(prefix="shop-loadtest-"))
     port = free_port()
     report = workdir / "inventory.txt"
-    environ = server_environ(port, workdir / "static", report)
+    environ = server_environ(port, workdir / "static", report,
+                             cart_skus if "cart" in kinds else [], args.stock)
     collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"],
                                cwd=BASE_DIR, env=environ, capture_output=True, text=True)
     if collected.returncode:

@@ -1,10 +1,15 @@
-"""Serving rules for gunicorn (called from ``gunicorn.conf.py``).
+"""Serving rules: how many processes may serve the shop.
 
 The embedded engine keeps the whole shop inside one process: several
 gunicorn workers on it would each run a shop of their own (their own stock,
 carts and users), silently. So several workers are refused unless a MongoDB
-server (``MONGODB_URI``) is configured.
+server (``MONGODB_URI``) is configured: by ``gunicorn.conf.py`` before any
+worker starts (``--workers``, ``WEB_CONCURRENCY``), and by ``shop.wsgi`` at
+start for a server run without that file that takes its worker count from
+``WEB_CONCURRENCY`` (gunicorn's default, set by hosting platforms).
 """
+
+import os
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -28,3 +33,14 @@ def check_worker_count(workers):
     """
     if workers > 1 and is_embedded():
         raise ImproperlyConfigured(SEVERAL_WORKERS_REFUSED.format(workers=workers))
+
+
+def workers_from_environment(environ=os.environ):
+    """The worker count ``WEB_CONCURRENCY`` asks for (int, 1 when unset).
+
+    Raises ImproperlyConfigured when it is not a whole number of at least 1.
+    """
+    value = environ.get("WEB_CONCURRENCY", "").strip() or "1"
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"WEB_CONCURRENCY must be a whole number of at least 1, not {value!r}.")
+    return int(value)

@@ -112,6 +112,28 @@ def test_gunicorn_refuses_several_workers_on_the_embedded_engine():
     assert "Booting worker" not in result.stderr
 
 
+@pytest.mark.parametrize("value, workers", [(None, 1), ("", 1), ("1", 1), (" 4 ", 4)])
+def test_workers_from_environment(value, workers):
+    environ = {} if value is None else {"WEB_CONCURRENCY": value}
+    assert shop.serving.workers_from_environment(environ) == workers
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5"])
+def test_workers_from_environment_refuses_a_bad_count(value):
+    with pytest.raises(ImproperlyConfigured, match="WEB_CONCURRENCY must be a whole number"):
+        shop.serving.workers_from_environment({"WEB_CONCURRENCY": value})
+
+
+def test_several_workers_from_the_environment_are_refused_at_wsgi_start_without_the_config():
+    """gunicorn run without gunicorn.conf.py takes its worker count from WEB_CONCURRENCY."""
+    environ = production_environ(WEB_CONCURRENCY="2", SHOP_LOAD_DEMO_CATALOG="0")
+    environ.pop("MONGODB_URI", None)
+    result = run([GUNICORN, "-c", "/dev/null", "--bind", f"127.0.0.1:{free_port()}",
+                  "shop.wsgi"], environ, timeout=120)
+    assert result.returncode != 0
+    assert "The embedded engine is per process: 2 gunicorn workers" in result.stderr
+
+
 def test_more_workers_asked_by_a_signal_are_refused_on_the_embedded_engine(monkeypatch):
     from gunicorn.arbiter import Arbiter
 

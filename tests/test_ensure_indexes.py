@@ -69,11 +69,12 @@ def test_a_creation_failure_is_reported_and_exits_non_zero(restore_indexes, monk
     def refuse(self, *args, **kwargs):
         raise OperationFailure("disk full", code=14031, details={"errmsg": "disk full", "ok": 0})
 
-    # (The embedded collection proxy forwards create_index through __getattr__.)
-    monkeypatch.setattr(type(products), "create_index", refuse, raising=False)
     out = StringIO()
-    with pytest.raises(CommandError, match="products.retail_price"):
-        call_command("ensure_indexes", stdout=out)
+    with monkeypatch.context() as patch:
+        # (The embedded collection proxy forwards create_index through __getattr__.)
+        patch.setattr(type(products), "create_index", refuse, raising=False)
+        with pytest.raises(CommandError, match="products.retail_price"):
+            call_command("ensure_indexes", stdout=out)
     assert "products.retail_price: missing (disk full)" in out.getvalue()
 
 

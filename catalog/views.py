@@ -118,7 +118,7 @@ def deals(request):
     form = DealsForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/product_list.html",
-                      {"heading": "Deals", "form": form}, status=400)
+                      {"heading": "Deals", "form": form, "page": None}, status=400)
     threshold = form.threshold()
     return _product_list(request, Product.objects.deals(threshold), {
         "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
@@ -150,7 +150,7 @@ def search(request):
     form = SearchForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/product_list.html",
-                      {"heading": "Search", "search_form": form}, status=400)
+                      {"heading": "Search", "search_form": form, "page": None}, status=400)
     q = form.cleaned_data["q"]
     return _product_list(request, Product.objects.search(q), {
         "heading": f"Results for “{q}”" if q else "Search",

@@ -129,7 +129,9 @@ def test_search_page_empty_query(client, albums):
 
 
 def test_search_page_rejects_a_huge_query_or_a_null_character(client):
-    assert client.get("/search/", {"q": "x" * 201}).status_code == 400
+    response = client.get("/search/", {"q": "x" * 201})
+    assert response.status_code == 400
+    assert "errorlist" in response.content.decode()
     assert client.get("/search/", {"q": "a\x00b"}).status_code == 400
 
 

@@ -101,6 +101,8 @@ def test_deals_page(client):
 def test_deals_page_rejects_a_bad_threshold(client, value):
     response = client.get("/deals/", {"min": value})
     assert response.status_code == 400
+    body = response.content.decode()
+    assert "errorlist" in body and 'class="count"' not in body
 
 
 def test_deals_page_default_threshold_shows_chinook_deals(client, chinook):
@@ -149,6 +151,10 @@ def test_product_page_links_to_artist_and_genre(client):
     body = client.get(product.get_absolute_url()).content.decode()
     assert 'href="/artist/AC/DC/"' in body
     assert 'href="/genre/Rock/"' in body
+    film = make_product("The Matrix", type=Product.FILM, actor=["Keanu Reeves"], genre=["Sci-Fi"])
+    body = client.get(film.get_absolute_url()).content.decode()
+    assert 'href="/actor/Keanu%20Reeves/"' in body
+    assert 'href="/genre/Sci-Fi/?type=Film"' in body
 
 
 # -- price range on the category page --------------------------------------------

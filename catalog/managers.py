@@ -17,7 +17,7 @@ from bson import ObjectId
 from bson.errors import InvalidId
 from django.db import connections, models
 from pymongo import ASCENDING, DESCENDING, TEXT, UpdateOne
-from pymongo.errors import DuplicateKeyError
+from pymongo.errors import DuplicateKeyError, OperationFailure
 from slugify import slugify
 
 from shop.mongo import is_embedded, read_preference
@@ -739,6 +739,14 @@ def search_words(text):
     return words[:MAX_SEARCH_WORDS]
 
 
+class SearchUnavailable(CatalogError):
+    """The server has no text index for ``$text`` (run ``python manage.py ensure_indexes``)."""
+
+
+# The server's answer to a $text query without a text index.
+_INDEX_NOT_FOUND = 27
+
+
 class ProductQuery:
     """A filter and a sort over products, as a sequence for Django's Paginator.
 
@@ -758,12 +766,28 @@ class ProductQuery:
         self._page = None
 
     def count(self):
+        """How many products match (one ``count_documents``, then cached).
+
+        Raises ``SearchUnavailable`` for a ``$text`` query on a server without
+        the text index (as does reading a page).
+        """
         if self._total is None:
-            self._total = (
-                0 if self.match is None
-                else self.manager.read_collection.count_documents(self.match)
+            self._total = 0 if self.match is None else self._read(
+                lambda: self.manager.read_collection.count_documents(self.match)
             )
         return self._total
+
+    @staticmethod
+    def _read(function):
+        try:
+            return function()
+        except OperationFailure as error:
+            if error.code == _INDEX_NOT_FOUND:
+                raise SearchUnavailable(
+                    "Search is not available: the text index is missing "
+                    "(python manage.py ensure_indexes)."
+                ) from error
+            raise
 
     def __len__(self):
         return self.count()
@@ -775,11 +799,14 @@ class ProductQuery:
         if self.match is None or (stop is not None and stop <= start):
             return []
         if self._page is None or self._page[:2] != (start, stop):
-            cursor = self._cursor().skip(start)
-            if stop is not None:
-                cursor = cursor.limit(stop - start)
+
+            def read():
+                cursor = self._cursor().skip(start)
+                return list(cursor if stop is None else cursor.limit(stop - start))
+
             fields = {key.split(".")[0] for key in self.projection} - {"score"}
-            self._page = (start, stop, [self.manager.from_document(d, fields) for d in cursor])
+            documents = self._read(read)
+            self._page = (start, stop, [self.manager.from_document(d, fields) for d in documents])
         return self._page[2]
 
     def _cursor(self):

@@ -1,6 +1,8 @@
 """Storefront pages: home, category, product, the seed 001 queries (genre, deals,
 artist, actor) and search. Thin: parse, call a manager, render."""
 
+import logging
+
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
@@ -8,8 +10,10 @@ from django.shortcuts import render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
-from .managers import DEFAULT_SORT, SORT_LABELS, SORTS
+from .managers import DEFAULT_SORT, SORT_LABELS, SORTS, SearchUnavailable
 from .models import Category, Product
+
+logger = logging.getLogger(__name__)
 
 
 def home(request):
@@ -145,17 +149,21 @@ def search(request):
 
     Two round trips for the results (count, page) plus the header's top
     categories; none for a query without words. 400 for a query over 200
-    characters.
+    characters; 503 when the server lacks the text index (logged).
     """
     form = SearchForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/product_list.html",
                       {"heading": "Search", "search_form": form, "page": None}, status=400)
     q = form.cleaned_data["q"]
-    return _product_list(request, Product.objects.search(q), {
-        "heading": f"Results for “{q}”" if q else "Search",
-        "search_form": form, "search_query": q, "is_search": True,
-    })
+    context = {"heading": f"Results for “{q}”" if q else "Search",
+               "search_form": form, "search_query": q, "is_search": True}
+    try:
+        return _product_list(request, Product.objects.search(q), context)
+    except SearchUnavailable as error:
+        logger.error("%s", error)
+        return render(request, "catalog/product_list.html",
+                      {**context, "page": None, "unavailable": True}, status=503)
 
 
 def suggest(request):

@@ -5,8 +5,9 @@ import json
 
 import pytest
 from django.core.management import call_command
+from pymongo.errors import OperationFailure
 
-from catalog.managers import fill_title_lower, search_words
+from catalog.managers import ProductQuery, SearchUnavailable, fill_title_lower, search_words
 from catalog.models import Product
 from shop.mongo import get_collection, is_embedded
 from shop.mongo.counter import count_operations
@@ -242,3 +243,48 @@ def test_suggest_uses_the_title_lower_index_on_a_real_server():
     plan = str(get_collection("products").find({"title_lower": {"$regex": "^led"}})
                .sort([("title_lower", 1), ("_id", 1)]).explain()["queryPlanner"]["winningPlan"])
     assert "title_lower" in plan and "COLLSCAN" not in plan
+
+
+# -- a server without the text index ------------------------------------------------------
+
+
+class _NoTextIndex:
+    """A collection whose reads fail as a server's do for $text without a text index."""
+
+    def with_options(self, **kwargs):
+        return self
+
+    def count_documents(self, *args, **kwargs):
+        raise OperationFailure("text index required for $text query", code=27)
+
+    def find(self, *args, **kwargs):
+        raise OperationFailure("text index required for $text query", code=27)
+
+
+def test_missing_text_index_is_search_unavailable(monkeypatch):
+    monkeypatch.setattr(type(Product.objects), "collection", property(lambda self: _NoTextIndex()))
+    query = ProductQuery(Product.objects, {"$text": {"$search": "x"}}, [])
+    with pytest.raises(SearchUnavailable, match="ensure_indexes"):
+        query.count()
+    with pytest.raises(SearchUnavailable):
+        query[0:24]
+
+
+def test_other_failures_are_not_hidden(monkeypatch):
+    class Failing(_NoTextIndex):
+        def count_documents(self, *args, **kwargs):
+            raise OperationFailure("something else", code=2)
+
+    monkeypatch.setattr(type(Product.objects), "collection", property(lambda self: Failing()))
+    with pytest.raises(OperationFailure):
+        ProductQuery(Product.objects, {"title": "x"}, []).count()
+
+
+def test_search_page_without_the_text_index_answers_503(client, monkeypatch):
+    def unavailable(self):
+        raise SearchUnavailable("Search is not available: the text index is missing.")
+
+    monkeypatch.setattr(ProductQuery, "count", unavailable)
+    response = client.get("/search/", {"q": "zeppelin"})
+    assert response.status_code == 503
+    assert "Search is not available right now" in response.content.decode()

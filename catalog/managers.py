@@ -679,7 +679,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
             listing.match["pricing.retail"] = bounds
         return listing
 
-    def search(self, text):
+    def search(self, text, page=1, per_page=24):
         """Products matching the words of ``text`` (a shopper's query string).
 
         ``text`` is split into words (``search_words``); punctuation and
@@ -688,8 +688,12 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         ``product_text`` index (``ensure_indexes``), best match first. On the
         embedded engine, which has no ``$text``: products where a word of
         ``SEARCH_FIELDS`` starts with one of the words, case-insensitive, by
-        title. Returns a ``ProductQuery`` (empty, with no round trip, when
-        ``text`` holds no word).
+        title; as it has no index, the count and the page (``page`` and
+        ``per_page`` say which will be asked for) come from one aggregation,
+        one scan (a ``ProductListing``). Returns a sequence for Paginator: a
+        ``ProductQuery`` on a server (count, page: 2 round trips), a
+        ``ProductListing`` on the embedded engine (1), an empty
+        ``ProductQuery`` (no round trip) when ``text`` holds no word.
         """
         words = search_words(text)
         if not words:
@@ -697,9 +701,9 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if is_embedded(self.db):
             pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
             condition = {"$regex": pattern, "$options": "i"}
-            return ProductQuery(
-                self, {"$or": [{field: condition} for field in SEARCH_FIELDS]}, SORTS["title"]
-            )
+            listing = self.listing([], sort="title", page=page, per_page=per_page)
+            listing.match = {"$or": [{field: condition} for field in SEARCH_FIELDS]}
+            return listing
         score = {"$meta": "textScore"}
         return ProductQuery(
             self,

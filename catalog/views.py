@@ -94,7 +94,8 @@ def product(request, sku):
 
 
 def _product_list(request, query, context, status=200, not_found_if_empty=False):
-    """Render ``catalog/product_list.html``: a page of ``query`` (a ``ProductQuery``).
+    """Render ``catalog/product_list.html``: a page of ``query`` (a ``ProductQuery`` or
+    ``ProductListing``).
 
     Costs the query's 2 round trips (count, page) plus the header's top
     categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
@@ -147,8 +148,8 @@ def actor(request, name):
 def search(request):
     """``/search/?q=``: products matching the words of ``q`` (see ``ProductManager.search``).
 
-    Two round trips for the results (count, page) plus the header's top
-    categories; none for a query without words. 400 for a query over 200
+    Two round trips for the results (count, page; one on the embedded engine)
+    plus the header's top categories; none for a query without words. 400 for a query over 200
     characters; 503 when the server lacks the text index (logged).
     """
     form = SearchForm(request.GET)
@@ -159,7 +160,10 @@ def search(request):
     context = {"heading": f"Results for “{q}”" if q else "Search",
                "search_form": form, "search_query": q, "is_search": True}
     try:
-        return _product_list(request, Product.objects.search(q), context)
+        results = Product.objects.search(
+            q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE
+        )
+        return _product_list(request, results, context)
     except SearchUnavailable as error:
         logger.error("%s", error)
         return render(request, "catalog/product_list.html",

@@ -109,7 +109,8 @@ def test_search_page(client, albums):
     assert response.status_code == 200
     body = response.content.decode()
     assert "Led Zeppelin IV" in body and "Kind of Blue" not in body
-    assert ops.total == 3  # count, page, header categories
+    # count, page, header categories; the embedded engine gets count and page in one scan.
+    assert ops.total == (2 if is_embedded() else 3)
     assert 'value="zeppelin"' in body  # the header box keeps the query
 
 
@@ -122,7 +123,7 @@ def test_search_page_costs_the_same_for_many_results(client, settings):
     body = response.content.decode()
     assert body.count('class="card"') == 5 and "23 products" in body
     assert "q=rock&amp;page=4" in body
-    assert ops.total == 3
+    assert ops.total == (2 if is_embedded() else 3)
 
 
 @pytest.mark.parametrize("text", [t for t in HOSTILE if t != "\x00"])
@@ -285,6 +286,8 @@ def test_search_page_without_the_text_index_answers_503(client, monkeypatch):
         raise SearchUnavailable("Search is not available: the text index is missing.")
 
     monkeypatch.setattr(ProductQuery, "count", unavailable)
+    monkeypatch.setattr(type(Product.objects), "search",
+                        lambda self, text, **kwargs: ProductQuery(self, {"$text": {}}, []))
     response = client.get("/search/", {"q": "zeppelin"})
     assert response.status_code == 503
     assert "Search is not available right now" in response.content.decode()

@@ -11,8 +11,8 @@ Prints:
    ``--lines`` lines (10 top categories, 3 levels), to re-import it unchanged,
    and to import a newer version with 1% of the categories renamed and 1% moved;
 2. for each catalog size in ``--products`` (generated albums, 5 tracks each),
-   requests per second of ``/search/?q=`` (2 round trips each: count and
-   page) and of ``/search/suggest/?q=`` (1 round trip) through Django's test
+   requests per second of ``/search/?q=`` (count and page: one aggregation
+   on the embedded engine, 2 round trips on a server) and of ``/search/suggest/?q=`` (1 round trip) through Django's test
    client, rendering included.
 Figures go in the README ("Catalog queries and search").
 """

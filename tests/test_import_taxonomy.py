@@ -160,3 +160,16 @@ def test_large_import_costs_a_few_round_trips_per_batch(tmp_path):
     # One read of the tree; per batch of 500: the slugs, the parents from earlier batches
     # (none for the first), one insert_many. (A server's getMore for big reads not counted.)
     assert len([op for op in ops.operations if op[1] != "getMore"]) == 1 + 2 + 3 + 3
+
+
+def test_a_category_can_move_under_a_new_one(tmp_path):
+    (tmp_path / "a.txt").write_text("1 - Music\n2 - Music > Jazz\n3 - Music > Jazz > Bop\n")
+    (tmp_path / "b.txt").write_text(
+        "1 - Music\n4 - Music > Genres\n2 - Music > Genres > Jazz\n3 - Music > Genres > Jazz > Bop\n"
+    )
+    run(tmp_path / "a.txt")
+    out, _ = run(tmp_path / "b.txt")
+    assert "1 created, 0 renamed, 1 moved, 2 unchanged" in out
+    tree = by_taxonomy_id()
+    assert path_names(tree[3]) == ["Music", "Genres", "Jazz", "Bop"]
+    assert_tree_consistent()

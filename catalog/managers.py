@@ -97,9 +97,9 @@ class MongoCollectionMixin:
     def collection(self):
         return connections[self.db].get_collection(self.model._meta.db_table)
 
-    def from_document(self, document):
+    def from_document(self, document, fields=None):
         """A model instance from a raw document (see ``model_from_document``)."""
-        return model_from_document(self.model, document, self.db)
+        return model_from_document(self.model, document, self.db, fields)
 
 
 # Fields a category page needs of the categories below the one shown.
@@ -155,8 +155,8 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
     def subtree_and_top_level(self, category):
         """One read for a category page: the descendants of ``category`` and the top categories.
 
-        Returns ``(descendants, top_level)``; both lists hold name, slug and
-        parent only. The top categories feed the navigation, so the page
+        Returns ``(descendants, top_level)``: the descendants in tree order,
+        the top categories by name; both hold name, slug and parent only. The top categories feed the navigation, so the page
         needs no other category query.
         """
         cursor = self.collection.find(
@@ -166,9 +166,8 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         for document in cursor:
             node = self.from_document(document)
             (top if document.get("parent_id") is None else descendants).append(node)
-            # The category itself is a top category when it has no parent.
         top.sort(key=lambda c: c.name.lower())
-        return descendants, top
+        return self.in_tree_order(descendants), top
 
     def with_top_level(self, ids):
         """One read for a product page: the categories ``ids`` and the top categories.
@@ -202,7 +201,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             names = [a.name.lower() for a in category.ancestors] if category.ancestors else []
             return [*names, category.name.lower()]
 
-        if all(hasattr(c, "ancestors") and "ancestors" in c.__dict__ for c in categories):
+        if all("ancestors" in c.__dict__ for c in categories):
             return sorted(categories, key=key)
         # Projected reads carry no ancestors: order by parent links instead.
         by_parent = {}
@@ -421,6 +420,7 @@ DEFAULT_SORT = "newest"
 # What a product card shows: not the track lists.
 _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
                 "details.issue_date": 1, "details._label": 1}
+_CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
 
 
 class ProductListing:
@@ -454,7 +454,8 @@ class ProductListing:
         ]
         result = next(iter(self.manager.collection.aggregate(pipeline)), {"total": [], "items": []})
         self._total = result["total"][0]["n"] if result["total"] else 0
-        self._page = (start, stop, [self.manager.from_document(d) for d in result["items"]])
+        self._page = (start, stop, [self.manager.from_document(d, _CARD_FIELD_NAMES)
+                                    for d in result["items"]])
 
     def count(self):
         if self._total is None:
@@ -468,9 +469,14 @@ class ProductListing:
         if not isinstance(index, slice):
             return self[index:index + 1][0]
         start, stop = index.start or 0, index.stop
-        if self._page is None or self._page[:2] != (start, stop):
+        if stop is None:
+            stop = self.count()
+        cached_start, cached_stop, items = self._page or (0, 0, [])
+        # Within the window already read (Paginator trims the last page to the count).
+        if not (cached_start <= start and (stop <= cached_stop or len(items) < cached_stop - cached_start)):
             self._run(start, stop)
-        return self._page[2]
+            cached_start, cached_stop, items = self._page
+        return items[start - cached_start:stop - cached_start]
 
 
 class ProductManager(MongoCollectionMixin, models.Manager):
@@ -497,7 +503,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
     def newest(self, limit=8):
         """The ``limit`` newest products (cards only), for the home page."""
         cursor = self.collection.find({}, _CARD_FIELDS).sort(SORTS["newest"]).limit(limit)
-        return [self.from_document(d) for d in cursor]
+        return [self.from_document(d, _CARD_FIELD_NAMES) for d in cursor]
 
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""

@@ -8,18 +8,21 @@ the ORM converts what it reads (embedded models, arrays, ObjectIds).
 from django.db import connections
 
 
-def model_from_document(model, document, using="default"):
+def model_from_document(model, document, using="default", fields=None):
     """Build a ``model`` instance from ``document`` (a dict as MongoDB stores it).
 
-    Fields missing from the document (a projection) are left deferred, so
-    reading one of them costs a query: project what the caller will use.
+    ``fields``: the names of the fields the read projected (None: all). A
+    projected field absent from the document is None (a projection of
+    ``details.artist`` returns nothing when ``details`` is null); a field
+    not projected is left deferred, so reading it later costs a query.
     """
     connection = connections[using]
     names, values = [], []
     for field in model._meta.concrete_fields:
-        if field.column not in document:
+        wanted = fields is None or field.name in fields or field.primary_key
+        if field.column not in document and not (wanted and fields is not None):
             continue
-        value = document[field.column]
+        value = document.get(field.column)
         column = field.get_col(model._meta.db_table)
         for convert in connection.ops.get_db_converters(column) + field.get_db_converters(connection):
             value = convert(value, column, connection)

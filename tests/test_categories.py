@@ -1,0 +1,215 @@
+"""Seed 000's category hierarchy on CategoryManager: root-first ancestors kept right."""
+
+import threading
+
+import pytest
+
+from catalog.managers import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
+from catalog.models import Category, Pricing, Product
+from shop import mongo
+from shop.mongo.counter import count_operations
+
+
+def stored(slug):
+    """The raw stored document of a category."""
+    return mongo.get_collection("categories").find_one({"slug": slug})
+
+
+def crumb_names(slug):
+    return [crumb["name"] for crumb in Category.objects.breadcrumbs(slug)]
+
+
+def snapshot():
+    return sorted(mongo.get_collection("categories").find({}), key=lambda d: d["slug"])
+
+
+def chain(make_tree, depth, prefix="Level"):
+    """A chain of ``depth`` nested categories: Level 1 > Level 2 > ..."""
+    spec = {}
+    node = spec
+    for level in range(1, depth + 1):
+        node[f"{prefix} {level}"] = {}
+        node = node[f"{prefix} {level}"]
+    return make_tree(spec)
+
+
+def test_create_stores_root_first_ancestors(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {}}}})
+    document = stored("metal")
+    assert [a["name"] for a in document["ancestors"]] == ["Music", "Rock"]
+    assert [a["_id"] for a in document["ancestors"]] == [made["Music"].pk, made["Rock"].pk]
+    assert [a["slug"] for a in document["ancestors"]] == ["music", "rock"]
+    assert document["parent_id"] == made["Rock"].pk
+    assert stored("music")["ancestors"] == [] and stored("music")["parent_id"] is None
+
+
+def test_create_reads_only_the_parent(make_tree):
+    made = chain(make_tree, 5)
+    with count_operations() as ops:
+        Category.objects.create_category("Leaf", parent=made["Level 5"])
+    # The parent, the slugs already taken, the insert.
+    assert ops.total == 3 and ops.writes == 1
+
+
+def test_slugs_come_from_names_and_collisions_get_a_number(make_tree):
+    made = make_tree({"Music": {"Alternative": {}}, "Video": {}})
+    second = Category.objects.create_category("Alternative", parent=made["Video"])
+    third = Category.objects.create_category("alternative")
+    assert made["Alternative"].slug == "alternative"
+    assert (second.slug, third.slug) == ("alternative-2", "alternative-3")
+    assert Category.objects.create_category("R&B/Soul").slug == "r-b-soul"
+
+
+def test_concurrent_creates_never_share_a_slug():
+    errors = []
+
+    def create():
+        try:
+            Category.objects.create_category("Jazz")
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    slugs = [d["slug"] for d in mongo.get_collection("categories").find({})]
+    assert not errors
+    assert len(slugs) == len(set(slugs)) == 8
+
+
+def test_create_refuses_an_empty_name_and_an_unknown_parent():
+    with pytest.raises(CatalogError):
+        Category.objects.create_category("   ")
+    with pytest.raises(Category.DoesNotExist):
+        Category.objects.create_category("Orphan", parent="0123456789ab0123456789ab")
+    assert mongo.get_collection("categories").count_documents({}) == 0
+
+
+def test_breadcrumbs_come_from_one_query(make_tree):
+    chain(make_tree, 6)
+    with count_operations() as ops:
+        crumbs = Category.objects.breadcrumbs("level-6")
+    assert ops.total == 1
+    assert [c["name"] for c in crumbs] == [f"Level {n}" for n in range(1, 7)]
+    assert crumbs[0] == {"name": "Level 1", "slug": "level-1"}
+
+
+def test_get_by_slug_is_one_read_and_unknown_slugs_raise(make_tree):
+    make_tree({"Music": {"Rock": {}}})
+    with count_operations() as ops:
+        rock = Category.objects.get_by_slug("rock")
+    assert ops.total == 1
+    assert [a.name for a in rock.ancestors] == ["Music"]
+    with pytest.raises(Category.DoesNotExist):
+        Category.objects.get_by_slug("nope")
+    with pytest.raises(Category.DoesNotExist):
+        Category.objects.breadcrumbs({"$ne": 1})
+
+
+def test_children_and_descendants(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {"Heavy Metal": {}}, "Punk": {}}, "Jazz": {}}})
+    assert [c.name for c in Category.objects.children(made["Music"])] == ["Jazz", "Rock"]
+    assert [c.name for c in Category.objects.descendants(made["Rock"])] == [
+        "Metal", "Heavy Metal", "Punk"
+    ]
+    assert Category.objects.descendants(made["Heavy Metal"]) == []
+
+
+def test_tree_is_in_depth_first_order(make_tree):
+    make_tree({"Video": {"TV": {}}, "Music": {"Rock": {"Metal": {}}, "Jazz": {}}})
+    assert [c.name for c in Category.objects.tree()] == ["Music", "Jazz", "Rock", "Metal", "Video", "TV"]
+    assert [c.name for c in Category.objects.tree(max_depth=1)] == ["Music", "Jazz", "Rock", "Video", "TV"]
+
+
+def test_rename_updates_every_descendants_breadcrumbs(make_tree):
+    made = chain(make_tree, 8)
+    Category.objects.rename(made["Level 2"], "Second")
+    for level in range(3, 9):
+        assert crumb_names(f"level-{level}")[1] == "Second"
+    assert crumb_names("level-8") == ["Level 1", "Second", *[f"Level {n}" for n in range(3, 9)]]
+    assert stored("level-2")["name"] == "Second"
+
+
+@pytest.mark.parametrize("depth", [3, 12])
+def test_rename_costs_two_writes_whatever_the_subtree(make_tree, depth):
+    made = chain(make_tree, depth)
+    with count_operations() as ops:
+        Category.objects.rename(made["Level 1"], "Top")
+    assert (ops.total, ops.writes) == (2, 2)
+
+
+def test_rename_with_a_new_slug_updates_the_descendants_links(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {}}}})
+    Category.objects.rename(made["Rock"], "Rock Music", slug="rock-music")
+    assert Category.objects.breadcrumbs("metal")[1] == {"name": "Rock Music", "slug": "rock-music"}
+    assert stored("rock") is None and stored("rock-music")["name"] == "Rock Music"
+
+
+def test_rename_to_a_taken_slug_changes_nothing(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}})
+    before = snapshot()
+    with pytest.raises(SlugTaken):
+        Category.objects.rename(made["Rock"], "Jazz", slug="jazz")
+    with pytest.raises(CatalogError):
+        Category.objects.rename(made["Rock"], "")
+    assert snapshot() == before
+
+
+def test_move_rebuilds_the_whole_subtree(make_tree):
+    made = make_tree({
+        "Music": {"Rock": {"Metal": {"Heavy Metal": {"Doom": {}}}, "Punk": {}}},
+        "Video": {"Concerts": {}},
+    })
+    Category.objects.move(made["Rock"], made["Concerts"])
+    assert crumb_names("rock") == ["Video", "Concerts", "Rock"]
+    assert crumb_names("doom") == ["Video", "Concerts", "Rock", "Metal", "Heavy Metal", "Doom"]
+    assert crumb_names("punk") == ["Video", "Concerts", "Rock", "Punk"]
+    assert stored("rock")["parent_id"] == made["Concerts"].pk
+    # Parents of the descendants are unchanged.
+    assert stored("metal")["parent_id"] == made["Rock"].pk
+    assert [c.name for c in Category.objects.descendants(made["Music"])] == []
+    ids = [a["_id"] for a in stored("doom")["ancestors"]]
+    assert ids == [made[n].pk for n in ["Video", "Concerts", "Rock", "Metal", "Heavy Metal"]]
+
+
+def test_move_to_the_top_and_back(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {}}}})
+    Category.objects.move(made["Rock"], None)
+    assert crumb_names("metal") == ["Rock", "Metal"]
+    assert stored("rock")["parent_id"] is None
+    Category.objects.move(made["Rock"], made["Music"])
+    assert crumb_names("metal") == ["Music", "Rock", "Metal"]
+
+
+def test_move_writes_once_whatever_the_subtree(make_tree):
+    made = make_tree({"Music": {"Rock": {"A": {"B": {"C": {}}}, "D": {}}}, "Video": {}})
+    with count_operations() as ops:
+        Category.objects.move(made["Rock"], made["Video"])
+    assert ops.writes == 1
+    # The node, the new parent, the subtree: each read once.
+    assert ops.reads == 3
+
+
+@pytest.mark.parametrize("target", ["Rock", "Metal", "Doom"])
+def test_move_under_itself_or_a_descendant_is_refused_and_changes_nothing(make_tree, target):
+    made = make_tree({"Music": {"Rock": {"Metal": {"Doom": {}}}}})
+    before = snapshot()
+    with pytest.raises(InvalidMove):
+        Category.objects.move(made["Rock"], made[target])
+    assert snapshot() == before
+
+
+def test_delete_is_refused_while_the_category_has_children_or_products(make_tree):
+    made = make_tree({"Music": {"Rock": {}}, "Jazz": {}})
+    with pytest.raises(CategoryNotEmpty, match="subcategories"):
+        Category.objects.delete_category(made["Music"])
+    Product.objects.create(sku="J-1", type=Product.AUDIO_ALBUM, title="Kind of Blue",
+                           categories=[made["Jazz"].pk], pricing=Pricing.from_prices(999, 999))
+    with pytest.raises(CategoryNotEmpty, match="products"):
+        Category.objects.delete_category(made["Jazz"])
+    assert mongo.get_collection("categories").count_documents({}) == 3
+    Category.objects.delete_category(made["Rock"])
+    Category.objects.delete_category(made["Music"])
+    assert [d["slug"] for d in mongo.get_collection("categories").find({})] == ["jazz"]

@@ -1,0 +1,131 @@
+"""The shop's MongoDB layer: the embedded engine's fixes and lock, engine detection, counting."""
+
+import sys
+import threading
+
+import pytest
+from bson import ObjectId
+from django.db import connections
+
+from catalog.models import Category
+from shop import mongo
+from shop.mongo.counter import count_operations
+
+embedded_only = pytest.mark.skipif(
+    "not __import__('shop.mongo').mongo.is_embedded()", reason="a property of the embedded engine"
+)
+
+
+@pytest.fixture
+def probe():
+    """A scratch collection outside the models (so not flushed by Django): dropped after."""
+    collection = mongo.get_collection("engine_probe")
+    collection.drop()
+    yield collection
+    collection.drop()
+
+
+def test_engine_is_named_in_one_place(settings):
+    expected = mongo.SERVER if settings.DATABASES["default"]["HOST"] else mongo.EMBEDDED
+    assert mongo.engine() == expected
+    assert mongo.is_embedded() == (expected == mongo.EMBEDDED)
+
+
+def test_orm_count_and_aggregate_are_right(make_tree):
+    # Without the $getField fix every ORM count() on the embedded engine returned 0.
+    make_tree({"Music": {"Rock": {}, "Jazz": {}}})
+    assert Category.objects.count() == 3
+    assert Category.objects.filter(parent__isnull=False).count() == 2
+    from django.db.models import Count
+
+    assert Category.objects.aggregate(n=Count("pk"))["n"] == 3
+
+
+def test_get_field_with_an_expression_input(probe):
+    collection = probe
+    collection.insert_one({"items": [{"name": "first"}]})
+    pipeline = [{"$project": {"_id": 0, "name": {
+        "$getField": {"field": "name", "input": {"$arrayElemAt": ["$items", 0]}}}}}]
+    assert list(collection.aggregate(pipeline)) == [{"name": "first"}]
+
+
+def test_type_of_an_object_id(probe):
+    # mongomock-ng 7.11.1 raised NotImplementedError here.
+    collection = probe
+    collection.insert_one({"ref": ObjectId()})
+    result = list(collection.aggregate([{"$project": {"_id": 0, "t": {"$type": "$ref"}}}]))
+    assert result == [{"t": "objectId"}]
+
+
+def test_orm_isnull_on_a_foreign_key(make_tree):
+    # Lookups the admin and the pages use on the parent foreign key.
+    made = make_tree({"Music": {"Rock": {}}})
+    assert list(Category.objects.filter(parent__isnull=True)) == [made["Music"]]
+
+
+def test_conditional_decrements_never_oversell(probe):
+    """16 threads take one unit at a time from a stock of 500, five times over:
+    exactly the stock is sold each time.
+
+    Without the engine lock mongomock sold more units than it had. A tiny
+    thread switch interval makes the interleavings that oversell frequent.
+    """
+
+    def buy(sold):
+        mine = 0
+        while probe.update_one({"_id": "sku", "qty": {"$gte": 1}}, {"$inc": {"qty": -1}}).modified_count:
+            mine += 1
+        sold.append(mine)
+
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _round in range(5):
+            probe.delete_many({})
+            probe.insert_one({"_id": "sku", "qty": 500})
+            sold = []
+            threads = [threading.Thread(target=buy, args=(sold,)) for _ in range(16)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert sum(sold) == 500
+            assert probe.find_one({"_id": "sku"})["qty"] == 0
+    finally:
+        sys.setswitchinterval(previous)
+
+
+@embedded_only
+def test_embedded_client_answers_the_backend(probe):
+    client = connections["default"].connection
+    assert client.server_info()["versionArray"][0] >= 6
+    with pytest.raises(Exception, match="Atlas"):
+        probe.list_search_indexes()
+
+
+@embedded_only
+def test_embedded_store_outlives_the_client(probe):
+    probe.insert_one({"_id": 1})
+    connections["default"].close_pool()
+    assert mongo.get_collection("engine_probe").find_one({"_id": 1}) == {"_id": 1}
+
+
+def test_counter_counts_round_trips_of_every_kind(probe):
+    collection = probe
+    with count_operations() as ops:
+        collection.insert_one({"_id": 1, "n": 0})
+        collection.update_one({"_id": 1}, {"$inc": {"n": 1}})
+        list(collection.find({}))
+        collection.find_one({"_id": 1})
+    assert ops.total == 4
+    assert ops.writes == 2
+    assert ops.reads == 2
+    assert {name for name, _ in ops.operations} == {"engine_probe"}
+
+
+def test_counter_sees_nothing_outside_its_block(probe):
+    collection = probe
+    with count_operations() as ops:
+        pass
+    collection.insert_one({"_id": 2})
+    assert ops.total == 0

@@ -1,0 +1,105 @@
+"""load_catalog: the Chinook demo catalog as categories and products, idempotent."""
+
+import datetime
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalog import chinook
+from catalog.models import Category, Product
+from shop import mongo
+
+
+def load(*args):
+    out = StringIO()
+    call_command("load_catalog", *args, stdout=out)
+    return out.getvalue()
+
+
+def counts():
+    return (
+        mongo.get_collection("categories").count_documents({}),
+        mongo.get_collection("products").count_documents({}),
+    )
+
+
+def test_loads_the_chinook_catalog():
+    output = load()
+    assert counts() == (len(chinook.GENRE_TREE), 347)
+    assert "347 created" in output
+    assert Product.objects.filter(type=Product.TV_SEASON).count() == 12
+    assert Product.objects.filter(type=Product.AUDIO_ALBUM).count() == 335
+
+
+def test_a_second_run_changes_nothing():
+    load()
+    before = list(mongo.get_collection("products").find({}).sort("sku"))
+    output = load()
+    assert counts() == (len(chinook.GENRE_TREE), 347)
+    assert "0 created, 0 updated, 347 unchanged" in output
+    assert "0 created" in output.splitlines()[0]
+    assert list(mongo.get_collection("products").find({}).sort("sku")) == before
+
+
+def test_a_changed_product_is_restored():
+    load()
+    mongo.get_collection("products").update_one({"sku": "CHK-0001"}, {"$set": {"title": "Oops"}})
+    assert "0 created, 1 updated, 346 unchanged" in load()
+    assert Product.objects.get_by_sku("CHK-0001").title == "For Those About To Rock We Salute You"
+
+
+def test_reset_starts_over():
+    load()
+    Category.objects.create_category("Staff pick")
+    output = load("--reset")
+    assert "deleted 31 categories and 347 products" in output
+    assert counts() == (len(chinook.GENRE_TREE), 347)
+
+
+def test_genres_become_a_tree():
+    load()
+    assert [c["name"] for c in Category.objects.breadcrumbs("heavy-metal")] == [
+        "Music", "Rock", "Metal", "Heavy Metal"
+    ]
+    assert [c["name"] for c in Category.objects.breadcrumbs("drama")] == ["Video", "TV Shows", "Drama"]
+    assert [c.name for c in Category.objects.top_level()] == ["Music", "Video"]
+
+
+def test_an_album_becomes_a_product():
+    load()
+    album = Product.objects.get_by_sku("CHK-0001")
+    assert album.title == "For Those About To Rock We Salute You"
+    assert album.type == Product.AUDIO_ALBUM
+    assert album.details.artist == "AC/DC"
+    assert album.details.genre == ["Rock"]
+    assert len(album.details.tracks) == 10
+    first = album.details.tracks[0]
+    assert (first.number, first.title, first.duration, first.price) == (
+        1, "For Those About To Rock (We Salute You)", 343719, 99)
+    assert first.composer == "Angus Young, Malcolm Young, Brian Johnson"
+    assert (album.pricing.list, album.pricing.retail) == (990, 799)
+    assert (album.pricing.savings, album.pricing.pct_savings) == (191, 19)
+    assert album.categories == [Category.objects.get_by_slug("rock").pk]
+    assert album.details.issue_date == datetime.datetime(2021, 1, 2, tzinfo=datetime.UTC)
+
+
+def test_a_tv_season_is_its_own_type():
+    load()
+    season = Product.objects.get_by_sku("CHK-0229")
+    assert season.title == "Lost, Season 3"
+    assert season.type == Product.TV_SEASON
+    assert season.details.tracks and season.details.tracks[0].price == 199
+
+
+@pytest.mark.parametrize("list_cents, retail", [(99, 99), (198, 198), (990, 799), (1485, 1199)])
+def test_retail_price_is_below_list_or_equal(list_cents, retail):
+    assert chinook.retail_price(list_cents) == retail
+
+
+def test_an_unreadable_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "not-chinook.sqlite"
+    bad.write_text("not a database")
+    with pytest.raises(CommandError, match="Cannot read the Chinook database"):
+        load("--file", str(bad))
+    assert counts() == (0, 0)

@@ -1,0 +1,157 @@
+"""Storefront pages: home, category (breadcrumbs, JSON-LD, sorting, pages), product."""
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from catalog.models import Category, Pricing, Product
+from shop.mongo.counter import count_operations
+
+
+def json_ld(response):
+    match = re.search(rb'<script type="application/ld\+json">(.*?)</script>', response.content, re.S)
+    return json.loads(match.group(1))
+
+
+def product_skus(response):
+    return [p.sku for p in response.context["page"].object_list]
+
+
+def add_products(category, count, prefix="P"):
+    for n in range(count):
+        Product.objects.create(
+            sku=f"{prefix}-{n:03d}", type=Product.AUDIO_ALBUM, title=f"{prefix} album {n:03d}",
+            categories=[category.pk], pricing=Pricing.from_prices(1000 + n, 900 + n),
+        )
+
+
+def test_home_shows_the_top_categories_their_subcategories_and_products(client, chinook):
+    response = client.get("/")
+    assert response.status_code == 200
+    names = [c.name for c in response.context["top_categories"]]
+    assert names == ["Music", "Video"]
+    music = response.context["top_categories"][0]
+    assert "Rock" in [c.name for c in music.subcategories]
+    assert len(response.context["newest"]) == 8
+    assert b'href="/c/rock/"' in response.content
+
+
+def test_category_page_breadcrumbs_are_root_first_and_linked(client, chinook):
+    response = client.get("/c/heavy-metal/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    trail = html[html.index('class="breadcrumbs"'):html.index("</nav>", html.index('class="breadcrumbs"'))]
+    links = re.findall(r'href="([^"]+)">([^<]+)<', trail)
+    assert links == [("/", "Home"), ("/c/music/", "Music"), ("/c/rock/", "Rock"), ("/c/metal/", "Metal")]
+    assert '<span aria-current="page">Heavy Metal</span>' in trail
+
+
+def test_category_page_has_breadcrumb_list_json_ld(client, chinook):
+    data = json_ld(client.get("/c/heavy-metal/"))
+    assert data["@type"] == "BreadcrumbList"
+    items = data["itemListElement"]
+    assert [(i["position"], i["name"]) for i in items] == [
+        (1, "Music"), (2, "Rock"), (3, "Metal"), (4, "Heavy Metal")]
+    assert items[0]["item"] == "http://testserver/c/music/"
+
+
+def test_json_ld_cannot_close_its_script_element(client):
+    Category.objects.create_category("</script><script>alert(1)</script>", slug="x")
+    response = client.get("/c/x/")
+    assert b"<script>alert(1)" not in response.content
+    assert json_ld(response)["itemListElement"][0]["name"] == "</script><script>alert(1)</script>"
+
+
+def test_category_page_lists_the_category_and_its_descendants(client, chinook):
+    response = client.get("/c/rock/")
+    assert response.context["page"].paginator.count == 180
+    assert len(response.context["page"].object_list) == 24
+    assert [c.name for c in response.context["subcategories"]] == [
+        "Alternative & Punk", "Metal", "Rock And Roll"]
+    metal = client.get("/c/metal/").context["page"].paginator.count
+    heavy = client.get("/c/heavy-metal/").context["page"].paginator.count
+    assert heavy == 3 and metal > heavy
+
+
+@pytest.mark.parametrize("sort, key, reverse", [
+    ("price", lambda p: p.pricing.retail, False),
+    ("-price", lambda p: p.pricing.retail, True),
+    ("title", lambda p: p.title, False),
+    ("newest", lambda p: p.details.issue_date, True),
+])
+def test_category_page_sorts(client, chinook, sort, key, reverse):
+    response = client.get(f"/c/rock/?sort={sort}")
+    products = response.context["page"].object_list
+    assert [key(p) for p in products] == sorted((key(p) for p in products), reverse=reverse)
+    assert response.context["sort"] == sort
+    if sort == "price":
+        cheapest = min(Product.objects.filter(type=Product.AUDIO_ALBUM), key=lambda p: p.pricing.retail)
+        assert products[0].pricing.retail == cheapest.pricing.retail
+
+
+def test_category_pages_do_not_overlap(client, chinook):
+    seen = []
+    for number in range(1, 9):
+        seen += product_skus(client.get(f"/c/rock/?sort=title&page={number}"))
+    assert len(seen) == len(set(seen)) == 180
+
+
+@pytest.mark.parametrize("query", ["page=abc", "page=-3", "page=0", "page=99999", "sort=%24where",
+                                   "sort=", "page=1.5&sort[]=x", "page=%00"])
+def test_bad_page_or_sort_never_fails(client, chinook, query):
+    response = client.get(f"/c/rock/?{query}")
+    assert response.status_code == 200
+    assert response.context["page"].object_list
+
+
+def test_unknown_category_and_product_are_404(client, chinook):
+    assert client.get("/c/no-such-category/").status_code == 404
+    assert client.get("/p/NO-SUCH-SKU/").status_code == 404
+    response = client.get("/p/NO-SUCH-SKU/")
+    assert b"There is no such page" in response.content
+
+
+def test_product_page_shows_breadcrumbs_price_and_tracks(client, chinook):
+    response = client.get("/p/CHK-0001/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "For Those About To Rock We Salute You" in html
+    assert "$7.99" in html and "$9.90" in html
+    assert "5:43" in html  # 343,719 ms
+    assert [c["name"] for c in response.context["crumbs"]] == ["Music", "Rock"]
+    assert [i["name"] for i in json_ld(response)["itemListElement"]] == ["Music", "Rock"]
+
+
+def test_product_page_costs_two_round_trips(chinook):
+    with count_operations() as ops:
+        Client().get("/p/CHK-0001/")
+    assert ops.total == 2
+
+
+def deep_tree(make_tree, depth):
+    spec = node = {}
+    for level in range(depth):
+        node[f"Level {level}"] = {}
+        node = node[f"Level {level}"]
+    return make_tree(spec)
+
+
+@pytest.mark.parametrize("depth, products", [(2, 5), (8, 60)])
+def test_category_page_costs_at_most_three_round_trips(make_tree, depth, products):
+    made = deep_tree(make_tree, depth)
+    leaf = made[f"Level {depth - 1}"]
+    add_products(leaf, products)
+    for url in ["/c/level-0/", f"/c/level-0/?sort=price&page={products // 24 + 1}"]:
+        with count_operations() as ops:
+            response = Client().get(url)
+        assert response.status_code == 200
+        assert response.context["page"].paginator.count == products
+        assert ops.total <= 3, ops.operations
+
+
+def test_money_filter():
+    from catalog.templatetags.shop import money
+
+    assert (money(0), money(99), money(123456), money(-250)) == ("$0.00", "$0.99", "$1,234.56", "-$2.50")

@@ -230,6 +230,51 @@ class ProductAdmin(admin.ModelAdmin):
             ))
         return sets
 
+    def get_fieldsets(self, request, obj=None):
+        if obj is not None and not self.has_change_permission(request, obj):
+            # Staff who may only look: the stored values, read-only (no form fields to fill).
+            return [
+                (None, {"fields": ["sku", "type", "title", "description", "category_paths"]}),
+                ("Pricing", {"fields": ["list_price", "retail_price"]}),
+                ("Shipping and details", {"fields": ["shipping_summary", "details_summary"]}),
+            ]
+        return super().get_fieldsets(request, obj)
+
+    @admin.display(description="Categories")
+    def category_paths(self, product):
+        categories = Category.objects.filter(pk__in=product.categories)
+        return ", ".join(sorted(c.path for c in categories)) or "-"
+
+    @admin.display(description="List price")
+    def list_price(self, product):
+        return money(product.pricing.list) if product.pricing else ""
+
+    @admin.display(description="Shipping")
+    def shipping_summary(self, product):
+        shipping = product.shipping
+        if shipping is None:
+            return "-"
+        size = shipping.dimensions
+        size = f", {size.width} x {size.height} x {size.depth} mm" if size else ""
+        return f"{shipping.weight} g{size}"
+
+    @admin.display(description="Details")
+    def details_summary(self, product):
+        details = product.details
+        if details is None:
+            return "-"
+        parts = []
+        for field in details._meta.concrete_fields:
+            value = getattr(details, field.attname, None)
+            if field.name in ("id", "tracks") or value in (None, "", []):
+                continue
+            value = ", ".join(map(str, value)) if isinstance(value, list) else value
+            parts.append(f"{field.verbose_name}: {value}")
+        tracks = getattr(details, "tracks", None)
+        if tracks:
+            parts.append(f"{len(tracks)} tracks")
+        return "; ".join(parts)
+
     @admin.display(description="Artist")
     def artist(self, product):
         return getattr(product.details, "artist", "") or ""

@@ -13,7 +13,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from catalog.managers import SlugTaken
 from catalog.models import Category, Pricing, Product
 from shop.mongo.counter import count_operations
-from tests.tree_check import wrong_ancestors
+from tests.tree_check import insert_tree, wrong_ancestors
 
 CHANGELIST = "/admin/catalog/category/"
 
@@ -87,53 +87,12 @@ def test_changelist_search_with_regex_characters_is_plain_text(admin_client, tre
     assert row_names(response) == []
 
 
-def _insert_tree(roots, children, grandchildren):
-    """Insert a tree of roots x children x grandchildren categories with right ancestors.
-
-    Written directly (one insert_many) because adding 5,000 categories one
-    by one through the manager is slow on the embedded engine; the shapes
-    are those ``create_category`` writes. The embedded engine checks a
-    unique index against every stored document on each insert (quadratic:
-    two minutes for 5,000), but in one pass when the index is created; so
-    the unique indexes are set aside during the insert and made again
-    after it, which checks the slugs all the same (on a server too).
-    """
-    documents = []
-
-    def add(name, parent):
-        _id = ObjectId()
-        ancestors = [*parent["ancestors"], {"_id": parent["_id"], "slug": parent["slug"],
-                                            "name": parent["name"]}] if parent else []
-        document = {"_id": _id, "name": name, "slug": f"c-{_id}", "parent_id": parent and parent["_id"],
-                    "ancestors": ancestors, "taxonomy_id": None}
-        documents.append(document)
-        return document
-
-    for r in range(roots):
-        root = add(f"Root {r:02d}", None)
-        for c in range(children):
-            child = add(f"Child {r:02d}.{c:02d}", root)
-            for g in range(grandchildren):
-                add(f"Leaf {r:02d}.{c:02d}.{g:02d}", child)
-    collection = Category.objects.collection
-    unique = {name: info for name, info in collection.index_information().items()
-              if info.get("unique") and name != "_id_"}
-    for name in unique:
-        collection.drop_index(name)
-    try:
-        collection.insert_many(documents)
-    finally:
-        for name, info in unique.items():
-            collection.create_index(info["key"], name=name, unique=True)
-    return len(documents)
-
-
 def test_changelist_costs_the_same_round_trips_for_5000_categories(admin_client):
-    assert _insert_tree(2, 2, 2) == 14
+    assert insert_tree(2, 2, 2) == 14
     with count_operations() as small:
         assert admin_client.get(CHANGELIST).status_code == 200
     Category.objects.collection.delete_many({})
-    assert _insert_tree(10, 10, 49) == 5010
+    assert insert_tree(10, 10, 49) == 5010
     with count_operations() as large:
         response = admin_client.get(CHANGELIST, {"p": "3"})
     assert response.status_code == 200
@@ -208,6 +167,8 @@ def test_rename_updates_the_breadcrumbs_of_every_descendant(admin_client, tree):
     (entry,) = log_entries(CHANGE)
     assert entry.object_id == str(tree["Rock"].pk)
     assert "Name" in entry.get_change_message()
+    history = admin_client.get(f"/admin/catalog/category/{tree['Rock'].pk}/history/")
+    assert "Changed Name." in history.content.decode()
 
 
 def test_slug_change_updates_descendants_and_the_storefront(admin_client, client, tree):
@@ -358,3 +319,8 @@ def test_only_staff_reach_the_admin(client, django_user_model, tree):
     response = client.post(change_url(tree["Rock"]), form_data(tree["Rock"], name="X"))
     assert response.status_code == 302
     assert reload(tree["Rock"]).name == "Rock"
+
+
+def test_admin_index_lists_the_catalog(admin_client):
+    html = admin_client.get("/admin/").content.decode()
+    assert 'href="/admin/catalog/category/"' in html and 'href="/admin/catalog/product/"' in html

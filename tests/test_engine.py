@@ -129,3 +129,15 @@ def test_counter_sees_nothing_outside_its_block(probe):
         pass
     collection.insert_one({"_id": 2})
     assert ops.total == 0
+
+
+def test_aggregate_opening_with_match_gives_what_a_server_gives(probe):
+    probe.insert_many([{"_id": n, "kind": "odd" if n % 2 else "even", "n": n} for n in range(10)])
+    pipeline = [
+        {"$match": {"kind": "odd", "n": {"$gte": 3}}},
+        {"$group": {"_id": "$kind", "total": {"$sum": "$n"}, "count": {"$sum": 1}}},
+    ]
+    assert list(probe.aggregate(pipeline)) == [{"_id": "odd", "total": 3 + 5 + 7 + 9, "count": 4}]
+    expr = [{"$match": {"$expr": {"$gt": ["$n", 7]}}}, {"$sort": {"n": -1}}, {"$project": {"_id": 1}}]
+    assert list(probe.aggregate(expr)) == [{"_id": 9}, {"_id": 8}]
+    assert list(probe.aggregate([{"$match": {"n": 99}}])) == []

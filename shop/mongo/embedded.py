@@ -115,6 +115,25 @@ class LockedCollection:
         # Read preferences and concerns mean nothing in one process.
         return self
 
+    def aggregate(self, pipeline, *args, **kwargs):
+        """mongomock's aggregate, filtering first when the pipeline opens with ``$match``.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``aggregate``): the
+        whole collection is deep-copied before the first stage runs, so a
+        ``$match`` on 180 of 3,500 documents copied all 3,500. Here the
+        leading ``$match`` runs as a ``find`` (the same filter code, copying
+        only the matches) and the rest of the pipeline runs on its result.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "aggregate")
+            pipeline = list(pipeline)
+            if pipeline and list(pipeline[0]) == ["$match"]:
+                documents = list(self._collection.find(pipeline[0]["$match"]))
+                return mongomock_aggregate.process_pipeline(
+                    documents, self._collection.database, pipeline[1:], kwargs.get("session")
+                )
+            return self._collection.aggregate(pipeline, *args, **kwargs)
+
     def __getattr__(self, name):
         attr = getattr(self._collection, name)
         if name in _PLAIN_ATTRIBUTES or not callable(attr):

@@ -5,5 +5,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("", include("inventory.urls")),
     path("", include("catalog.urls")),
 ]

@@ -31,11 +31,7 @@ def insert_tree(roots, children, grandchildren):
 
     Written directly (one insert_many) because adding 5,000 categories one
     by one through the manager is slow on the embedded engine; the shapes
-    are those ``create_category`` writes. The embedded engine checks a
-    unique index against every stored document on each insert (quadratic:
-    two minutes for 5,000), but in one pass when the index is created; so
-    the unique indexes are set aside during the insert and made again
-    after it, which checks the slugs all the same (on a server too).
+    are those ``create_category`` writes. Returns the number of categories.
     """
     documents = []
 
@@ -54,14 +50,5 @@ def insert_tree(roots, children, grandchildren):
             child = add(f"Child {r:02d}.{c:02d}", root)
             for g in range(grandchildren):
                 add(f"Leaf {r:02d}.{c:02d}.{g:02d}", child)
-    collection = Category.objects.collection
-    unique = {name: info for name, info in collection.index_information().items()
-              if info.get("unique") and name != "_id_"}
-    for name in unique:
-        collection.drop_index(name)
-    try:
-        collection.insert_many(documents)
-    finally:
-        for name, info in unique.items():
-            collection.create_index(info["key"], name=name, unique=True)
+    Category.objects.collection.insert_many(documents)
     return len(documents)

@@ -26,6 +26,11 @@ def delete_url(category):
     return f"/admin/catalog/category/{category.pk}/delete/"
 
 
+def row_slug(response):
+    """The slug of the changelist's first row."""
+    return re.search(r'<td class="field-slug">([^<]*)</td>', response.content.decode()).group(1)
+
+
 def row_names(response):
     """The category names of the changelist's rows, in order."""
     return re.findall(r'<span class="tree-depth-\d+"[^>]*>([^<]*)</span>', response.content.decode())
@@ -107,6 +112,15 @@ def test_changelist_costs_the_same_round_trips_for_5000_categories(admin_client)
     assert [op for _, op in large.operations].count("find") == 1
     # On a server, the 5,000 categories come in two batches (101, then up to 16 MiB).
     assert [op for _, op in large.operations].count("getMore") <= 1
+    # The forms offer the whole tree as parents, from one read too.
+    leaf = Category.objects.get_by_slug(row_slug(response))
+    with count_operations() as change_form:
+        response = admin_client.get(change_url(leaf))
+    assert response.status_code == 200
+    assert response.content.decode().count("<option") == 5011  # the tree and "(none)"
+    # The category, then the tree (the user and, uncached, the content type come besides).
+    assert [op for op in commands(change_form) if op[0] == "categories"] == [
+        ("categories", "aggregate"), ("categories", "find")], change_form
 
 
 def commands(ops):

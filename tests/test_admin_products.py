@@ -252,3 +252,15 @@ def test_category_changelist_links_to_the_products_of_a_category(admin_client, s
     assert link in html
     assert listed_skus(admin_client.get(link)) == ["SKU-A"]
     assert isinstance(Category.objects.get_by_slug("metal"), Category)
+
+
+def test_bulk_delete_asks_for_confirmation_first(admin_client, shelf):
+    selected = [str(shelf["SKU-A"].pk), str(shelf["SKU-B"].pk)]
+    response = admin_client.post(CHANGELIST, {"action": "delete_selected", "_selected_action": selected})
+    assert "Are you sure you want to delete the selected products?" in response.content.decode()
+    assert Product.objects.count() == 4
+    response = admin_client.post(CHANGELIST, {"action": "delete_selected", "_selected_action": selected,
+                                              "post": "yes"})
+    assert response.status_code == 302
+    assert sorted(p.sku for p in Product.objects.all()) == ["SKU-C", "SKU-F"]
+    assert LogEntry.objects.filter(action_flag=DELETION).count() == 2

@@ -419,6 +419,42 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             raise CategoryNotEmpty(f"{category.name} still has products: move or delete them first.")
         self.collection.delete_one({"_id": category.pk})
 
+    # -- checks before a change (the admin's forms) --------------------
+
+    def check_move(self, category, new_parent):
+        """Refuse, before any write, a move of ``category`` under ``new_parent``.
+
+        ``new_parent`` is a Category, an id or None (top level). Reads the
+        parent only. Raises ``InvalidMove`` for a move under the category
+        itself or one of its descendants (seed 000 "Move a Category"),
+        ``Category.DoesNotExist`` for an unknown parent; returns None when the
+        move is allowed. ``move()`` checks again when it writes.
+        """
+        parent_document = self._read_parent(new_parent)
+        if parent_document is None:
+            return
+        if parent_document["_id"] == category.pk:
+            raise InvalidMove(f"{category.name} cannot be moved under itself.")
+        if any(a["_id"] == category.pk for a in parent_document.get("ancestors", [])):
+            raise InvalidMove(
+                f"{category.name} cannot be moved under {parent_document['name']}, "
+                "which is one of its own subcategories."
+            )
+
+    def check_deletable(self, category):
+        """Refuse, before any write, a delete of ``category`` that ``delete_category`` would refuse.
+
+        Two reads at most. Raises ``CategoryNotEmpty`` (the message says why)
+        while the category has subcategories or products listed in it;
+        returns None when it may be deleted.
+        """
+        if self.collection.find_one({"parent_id": category.pk}, {"_id": 1}) is not None:
+            raise CategoryNotEmpty(f"{category.name} still has subcategories: move or delete them first.")
+        from .models import Product
+
+        if Product.objects.collection.find_one({"categories": category.pk}, {"_id": 1}) is not None:
+            raise CategoryNotEmpty(f"{category.name} still has products: move or delete them first.")
+
     def delete_all(self):
         """Delete every category; returns how many. (``load_catalog --reset``.)"""
         return self.collection.delete_many({}).deleted_count

@@ -160,3 +160,48 @@ def test_insert_many_still_refuses_duplicate_unique_keys(probe):
         probe.insert_many([{"sku": "twice"}, {"sku": "twice"}])
     assert probe.count_documents({}) == 300 + 1 + 1  # ordered inserts stop at the clash
     assert probe.count_documents({"sku": "S-7"}) == 1
+
+
+def test_in_and_nin_match_as_on_a_server(probe):
+    a, b, c = ObjectId(), ObjectId(), ObjectId()
+    probe.insert_many([
+        {"_id": 1, "tags": [a, b]}, {"_id": 2, "tags": [c]}, {"_id": 3, "tags": a},
+        {"_id": 4}, {"_id": 5, "tags": "x"}, {"_id": 6, "tags": [{"k": a}]}, {"_id": 7, "tags": 1},
+    ])
+
+    def ids(query):
+        return sorted(d["_id"] for d in probe.find(query))
+
+    assert ids({"tags": {"$in": [a]}}) == [1, 3]
+    assert ids({"tags": {"$in": [b, c]}}) == [1, 2]
+    assert ids({"tags": {"$in": ["x", "y"]}}) == [5]
+    assert ids({"tags": {"$nin": [a]}}) == [2, 4, 5, 6, 7]
+    assert ids({"tags": {"$in": [None]}}) == [4]
+    assert ids({"tags": {"$in": [1.0]}}) == [7]
+    # The same list object in two queries in a row, then a changed one.
+    wanted = [c]
+    assert ids({"tags": {"$in": wanted}}) == [2]
+    wanted.append(a)
+    assert ids({"tags": {"$in": wanted}}) == [1, 2, 3]
+
+
+def test_insert_many_respects_partial_unique_indexes(probe):
+    # Django's unique fields become partial unique indexes on MongoDB.
+    probe.create_index("slug", unique=True, partialFilterExpression={"slug": {"$type": "string"}})
+    probe.insert_many([{"slug": "same"}, {"slug": None}, {"slug": None}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"slug": "same"}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"slug": "twice"}, {"slug": "twice"}])
+    assert probe.count_documents({"slug": "same"}) == 1
+    assert probe.count_documents({"slug": None}) == 2
+
+
+def test_models_unique_fields_hold_on_insert_many():
+    from pymongo.errors import BulkWriteError, DuplicateKeyError
+
+    products = mongo.get_collection("products")
+    products.insert_many([{"sku": "DUP", "title": "a"}])
+    with pytest.raises((DuplicateKeyError, BulkWriteError)):
+        products.insert_many([{"sku": "DUP", "title": "b"}])
+    assert products.count_documents({"sku": "DUP"}) == 1

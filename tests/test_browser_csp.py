@@ -65,3 +65,14 @@ def test_the_policy_allows_the_shop_and_blocks_inline_scripts(browser, live_serv
         "document.body.appendChild(s);")
     assert browser.execute_script("return window.injected === true") is False
     assert any("script-src" in report for report in csp_reports(browser))
+
+
+def test_the_policy_lets_the_shops_own_script_fetch_suggestions(browser, live_server, chinook):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{live_server.url}/")
+    browser.find_element("id", "search-q").send_keys("Big")
+    WebDriverWait(browser, 10).until(
+        lambda d: d.execute_script(
+            "return document.querySelectorAll('#search-suggestions option').length") > 0)
+    assert csp_reports(browser) == []

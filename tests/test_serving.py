@@ -249,6 +249,22 @@ def test_healthz_answers_503_when_a_mongodb_does_not_answer(client, unanswering_
     assert "127.0.0.1" not in answer.content.decode()  # nothing internal
 
 
+def test_healthz_answers_503_in_a_shop_whose_mongodb_does_not_answer():
+    """A whole process configured with a MONGODB_URI where nothing listens."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening
+        environ = production_environ(
+            MONGODB_URI=f"mongodb://127.0.0.1:{sock.getsockname()[1]}/",
+            DJANGO_ALLOWED_HOSTS="testserver", SHOP_HEALTHZ_TIMEOUT="0.5",
+            DJANGO_LOG_LEVEL="CRITICAL",
+        )
+        code = ("import django; django.setup(); from django.test import Client; "
+                "r = Client().get('/healthz'); print(r.status_code, r.json()['status'])")
+        result = run([sys.executable, "-c", code], environ, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["503", "unavailable"]
+
+
 def test_healthz_answers_503_when_the_ping_fails(client, monkeypatch):
     from pymongo.errors import ServerSelectionTimeoutError
 

@@ -378,15 +378,9 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         if node is None:
             raise self.model.DoesNotExist(f"No category {category.pk}.")
         parent_document = self._read_parent(new_parent)
+        self._refuse_cycle(node["_id"], node["name"], parent_document)
         new_ancestors = []
         if parent_document is not None:
-            if parent_document["_id"] == node["_id"]:
-                raise InvalidMove(f"{node['name']} cannot be moved under itself.")
-            if any(a["_id"] == node["_id"] for a in parent_document.get("ancestors", [])):
-                raise InvalidMove(
-                    f"{node['name']} cannot be moved under {parent_document['name']}, "
-                    "which is one of its own subcategories."
-                )
             new_ancestors = [*parent_document.get("ancestors", []), self._crumb(parent_document)]
         node_crumb = self._crumb(node)
         updates = [
@@ -411,12 +405,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
     def delete_category(self, category):
         """Delete ``category``; refused (``CategoryNotEmpty``, nothing changed) while it has
         subcategories or products listed in it."""
-        if self.collection.find_one({"parent_id": category.pk}, {"_id": 1}) is not None:
-            raise CategoryNotEmpty(f"{category.name} still has subcategories: move or delete them first.")
-        from .models import Product
-
-        if Product.objects.collection.find_one({"categories": category.pk}, {"_id": 1}) is not None:
-            raise CategoryNotEmpty(f"{category.name} still has products: move or delete them first.")
+        self.check_deletable(category)
         self.collection.delete_one({"_id": category.pk})
 
     # -- checks before a change (the admin's forms) --------------------
@@ -430,14 +419,18 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         ``Category.DoesNotExist`` for an unknown parent; returns None when the
         move is allowed. ``move()`` checks again when it writes.
         """
-        parent_document = self._read_parent(new_parent)
+        self._refuse_cycle(category.pk, category.name, self._read_parent(new_parent))
+
+    @staticmethod
+    def _refuse_cycle(category_id, name, parent_document):
+        """Raise ``InvalidMove`` when ``parent_document`` is the category or below it."""
         if parent_document is None:
             return
-        if parent_document["_id"] == category.pk:
-            raise InvalidMove(f"{category.name} cannot be moved under itself.")
-        if any(a["_id"] == category.pk for a in parent_document.get("ancestors", [])):
+        if parent_document["_id"] == category_id:
+            raise InvalidMove(f"{name} cannot be moved under itself.")
+        if any(a["_id"] == category_id for a in parent_document.get("ancestors", [])):
             raise InvalidMove(
-                f"{category.name} cannot be moved under {parent_document['name']}, "
+                f"{name} cannot be moved under {parent_document['name']}, "
                 "which is one of its own subcategories."
             )
 

@@ -378,15 +378,9 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         if node is None:
             raise self.model.DoesNotExist(f"No category {category.pk}.")
         parent_document = self._read_parent(new_parent)
+        self._refuse_cycle(node["_id"], node["name"], parent_document)
         new_ancestors = []
         if parent_document is not None:
-            if parent_document["_id"] == node["_id"]:
-                raise InvalidMove(f"{node['name']} cannot be moved under itself.")
-            if any(a["_id"] == node["_id"] for a in parent_document.get("ancestors", [])):
-                raise InvalidMove(
-                    f"{node['name']} cannot be moved under {parent_document['name']}, "
-                    "which is one of its own subcategories."
-                )
             new_ancestors = [*parent_document.get("ancestors", []), self._crumb(parent_document)]
         node_crumb = self._crumb(node)
         updates = [
@@ -411,12 +405,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
     def delete_category(self, category):
         """Delete ``category``; refused (``CategoryNotEmpty``, nothing changed) while it has
         subcategories or products listed in it."""
-        if self.collection.find_one({"parent_id": category.pk}, {"_id": 1}) is not None:
-            raise CategoryNotEmpty(f"{category.name} still has subcategories: move or delete them first.")
-        from .models import Product
-
-        if Product.objects.collection.find_one({"categories": category.pk}, {"_id": 1}) is not None:
-            raise CategoryNotEmpty(f"{category.name} still has products: move or delete them first.")
+        self.check_deletable(category)
         self.collection.delete_one({"_id": category.pk})
 
     # -- checks before a change (the admin's forms) --------------------
@@ -430,14 +419,18 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         ``Category.DoesNotExist`` for an unknown parent; returns None when the
         move is allowed. ``move()`` checks again when it writes.
         """
-        parent_document = self._read_parent(new_parent)
+        self._refuse_cycle(category.pk, category.name, self._read_parent(new_parent))
+
+    @staticmethod
+    def _refuse_cycle(category_id, name, parent_document):
+        """Raise ``InvalidMove`` when ``parent_document`` is the category or below it."""
         if parent_document is None:
             return
-        if parent_document["_id"] == category.pk:
-            raise InvalidMove(f"{category.name} cannot be moved under itself.")
-        if any(a["_id"] == category.pk for a in parent_document.get("ancestors", [])):
+        if parent_document["_id"] == category_id:
+            raise InvalidMove(f"{name} cannot be moved under itself.")
+        if any(a["_id"] == category_id for a in parent_document.get("ancestors", [])):
             raise InvalidMove(
-                f"{category.name} cannot be moved under {parent_document['name']}, "
+                f"{name} cannot be moved under {parent_document['name']}, "
                 "which is one of its own subcategories."
             )
 
@@ -524,63 +517,6 @@ _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist":
 _CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
 
 
-class ProductListing:
-    """The products of a set of categories, sorted: a sequence for Django's Paginator.
-
-    ``count()`` and the requested page come from one aggregation (a
-    ``$facet`` with the total and the page), so a paginated category page
-    costs one round trip for its products. Another slice costs one more.
-    """
-
-    def __init__(self, manager, category_ids, sort, page_hint=(0, 24)):
-        self.manager = manager
-        self.match = {"categories": {"$in": list(category_ids)}}
-        self.sort = SORTS[sort]
-        self.page_hint = page_hint
-        self._total = None
-        self._page = None
-
-    def _run(self, start, stop):
-        pipeline = [
-            {"$match": self.match},
-            # Only what a card shows flows on (the sort keys are among it).
-            {"$project": _CARD_FIELDS},
-            {"$facet": {
-                "total": [{"$count": "n"}],
-                "items": [
-                    {"$sort": dict(self.sort)},
-                    {"$skip": start},
-                    {"$limit": max(stop - start, 1)},
-                ],
-            }},
-        ]
-        result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})
-        self._total = result["total"][0]["n"] if result["total"] else 0
-        self._page = (start, stop, [self.manager.from_document(d, _CARD_FIELD_NAMES)
-                                    for d in result["items"]])
-
-    def count(self):
-        if self._total is None:
-            self._run(*self.page_hint)
-        return self._total
-
-    def __len__(self):
-        return self.count()
-
-    def __getitem__(self, index):
-        if not isinstance(index, slice):
-            return self[index:index + 1][0]
-        start, stop = index.start or 0, index.stop
-        if stop is None:
-            stop = self.count()
-        cached_start, cached_stop, items = self._page or (0, 0, [])
-        # Within the window already read (Paginator trims the last page to the count).
-        if not (cached_start <= start and (stop <= cached_stop or len(items) < cached_stop - cached_start)):
-            self._run(start, stop)
-            cached_start, cached_stop, items = self._page
-        return items[start - cached_start:stop - cached_start]
-
-
 class ProductManager(MongoCollectionMixin, models.Manager):
     """Seed 001's product catalog reads."""
 
@@ -600,7 +536,8 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         for an unknown sort.
         """
         start = (max(page, 1) - 1) * per_page
-        return ProductListing(self, category_ids, sort, page_hint=(start, start + per_page))
+        return ProductListing(self, {"categories": {"$in": list(category_ids)}}, SORTS[sort],
+                              page_hint=(start, start + per_page))
 
     def newest(self, limit=8):
         """The ``limit`` newest products (cards only), for the home page."""
@@ -737,9 +674,9 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if is_embedded(self.db):
             pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
             condition = {"$regex": pattern, "$options": "i"}
-            listing = self.listing([], sort="title", page=page, per_page=per_page)
-            listing.match = {"$or": [{field: condition} for field in SEARCH_FIELDS]}
-            return listing
+            start = (max(page, 1) - 1) * per_page
+            return ProductListing(self, {"$or": [{field: condition} for field in SEARCH_FIELDS]},
+                                  SORTS["title"], page_hint=(start, start + per_page))
         score = {"$meta": "textScore"}
         return ProductQuery(
             self,
@@ -838,16 +775,27 @@ class ProductQuery:
         start, stop = index.start or 0, index.stop
         if self.match is None or (stop is not None and stop <= start):
             return []
-        if self._page is None or self._page[:2] != (start, stop):
+        if not self._has_read(start, stop):
+            self._page = (start, stop, self._read(lambda: self._read_page(start, stop)))
+        first, _last, items = self._page
+        return items[start - first:None if stop is None else stop - first]
 
-            def read():
-                cursor = self._cursor().skip(start)
-                return list(cursor if stop is None else cursor.limit(stop - start))
+    def _has_read(self, start, stop):
+        """Whether the products of ``[start:stop]`` were read already (Paginator trims the
+        last page to the count, a slice within the page read)."""
+        if self._page is None or start < self._page[0]:
+            return False
+        first, last, items = self._page
+        reached_the_end = last is None or len(items) < last - first
+        return reached_the_end or (stop is not None and stop <= last)
 
-            fields = {key.split(".")[0] for key in self.projection} - {"score"}
-            documents = self._read(read)
-            self._page = (start, stop, [self.manager.from_document(d, fields) for d in documents])
-        return self._page[2]
+    def _read_page(self, start, stop):
+        """The products of ``[start:stop]`` (``stop`` None: to the end): one ``find``."""
+        cursor = self._cursor().skip(start)
+        if stop is not None:
+            cursor = cursor.limit(stop - start)
+        fields = {key.split(".")[0] for key in self.projection} - {"score"}
+        return [self.manager.from_document(d, fields) for d in cursor]
 
     def _cursor(self):
         cursor = self.manager.read_collection.find(self.match, self.projection)
@@ -856,3 +804,39 @@ class ProductQuery:
     def explain(self):
         """The server's ``explain`` of the first page's find (a dict; real server only)."""
         return self._cursor().limit(1).explain()
+
+
+class ProductListing(ProductQuery):
+    """A ``ProductQuery`` whose count and page come from one aggregation.
+
+    A ``$facet`` returns the total and the page together, so a paginated
+    category page costs one round trip for its products (where a plain
+    ``ProductQuery`` costs two). ``page_hint`` is the ``(start, stop)`` that
+    Paginator will ask for; ``count()`` reads it along. Another slice costs
+    one more aggregation. Sorting happens after the match, in memory: right
+    for a category page's few hundred products, while the seed queries that
+    an index sorts use a ``ProductQuery``.
+    """
+
+    def __init__(self, manager, match, sort, page_hint=(0, 24)):
+        super().__init__(manager, match, sort)
+        self.page_hint = page_hint
+
+    def count(self):
+        if self._total is None:
+            self[slice(*self.page_hint)]
+        return self._total
+
+    def _read_page(self, start, stop):
+        window = [{"$sort": dict(self.sort)}, {"$skip": start}]
+        if stop is not None:
+            window.append({"$limit": max(stop - start, 1)})
+        pipeline = [
+            {"$match": self.match},
+            # Only what a card shows flows on (the sort keys are among it).
+            {"$project": self.projection},
+            {"$facet": {"total": [{"$count": "n"}], "items": window}},
+        ]
+        result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})
+        self._total = result["total"][0]["n"] if result["total"] else 0
+        return [self.manager.from_document(d, _CARD_FIELD_NAMES) for d in result["items"]]

@@ -61,8 +61,17 @@ def browser():
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _click_and_wait(driver, element):
+    """Click ``element`` and wait until the page it submits or links to has replaced it."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    element.click()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(element))
+
+
 def _submit(driver, name="_save"):
-    driver.find_element("css selector", f'input[type="submit"][name="{name}"]').click()
+    _click_and_wait(driver, driver.find_element("css selector", f'input[type="submit"][name="{name}"]'))
 
 
 def _success_message(driver):
@@ -84,14 +93,14 @@ def test_staff_edit_the_tree_and_add_a_product_in_the_browser(live_server, brows
     browser.get(live_server.url + "/admin/")
     browser.find_element("name", "username").send_keys("staff")
     browser.find_element("name", "password").send_keys("a-long-pass-phrase")
-    browser.find_element("css selector", 'input[type="submit"]').click()
+    _click_and_wait(browser, browser.find_element("css selector", 'input[type="submit"]'))
     assert "Site administration" in browser.page_source
 
     # The tree, indented, then rename "Metal".
     browser.get(live_server.url + "/admin/catalog/category/")
     rows = browser.find_elements("css selector", "#result_list span[class^=tree-depth]")
     assert [r.text for r in rows] == ["Music", "Rock", "Metal", "Video", "Concerts"]
-    browser.find_element("link text", "Metal").click()
+    _click_and_wait(browser, browser.find_element("link text", "Metal"))
     name = browser.find_element("name", "name")
     name.clear()
     name.send_keys("Metal Music")
@@ -99,7 +108,7 @@ def test_staff_edit_the_tree_and_add_a_product_in_the_browser(live_server, brows
     assert "Metal Music" in _success_message(browser)
 
     # Move it under "Concerts".
-    browser.find_element("link text", "Metal Music").click()
+    _click_and_wait(browser, browser.find_element("link text", "Metal Music"))
     Select(browser.find_element("name", "parent")).select_by_value(str(tree["Concerts"].pk))
     _submit(browser)
     assert "changed successfully" in _success_message(browser)

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "shop.apps.ShopConfig",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
+    "analytics.apps.AnalyticsConfig",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +117,9 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
 # Products shown on a category page.
 CATALOG_PAGE_SIZE = 24
+
+# Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
+ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=20)
 
 LOGGING = {
     "version": 1,

@@ -58,7 +58,7 @@ class RollupProgress(models.Model):
     stays after a crash, and the next run redoes that range first).
     """
 
-    id = models.CharField(primary_key=True, max_length=40)
+    id = models.CharField(primary_key=True, max_length=40, db_column="_id")
     done_until = models.DateTimeField(null=True, blank=True)
     updated = models.DateTimeField(null=True, blank=True)
 
@@ -84,7 +84,7 @@ class Bucket(models.Model):
     flush the collections and the admin read them.
     """
 
-    id = models.CharField(primary_key=True, max_length=300)
+    id = models.CharField(primary_key=True, max_length=300, db_column="_id")
     k = models.CharField("key", max_length=200)
     kind = models.CharField(max_length=20)
     d = models.DateTimeField("period start")

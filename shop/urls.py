@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
+    path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
     path("", include("catalog.urls")),
 ]

@@ -406,13 +406,14 @@ class ProductListing:
     def _run(self, start, stop):
         pipeline = [
             {"$match": self.match},
+            # Only what a card shows flows on (the sort keys are among it).
+            {"$project": _CARD_FIELDS},
             {"$facet": {
                 "total": [{"$count": "n"}],
                 "items": [
                     {"$sort": dict(self.sort)},
                     {"$skip": start},
                     {"$limit": max(stop - start, 1)},
-                    {"$project": _CARD_FIELDS},
                 ],
             }},
         ]

@@ -1,1 +1,143 @@
-"""Inventory and carts (seed 003)."""
+"""Inventory and carts (seed 003): stock with embedded reservations, aging carts.
+
+The shapes are DESIGN.md's ``inventory`` and ``carts`` collections::
+
+    inventory  {_id: sku, qty, stocked, carted: [{qty, cart_id, timestamp}, ...]}
+    carts      {_id: random string, status, last_modified,
+                items: [{sku, qty, details: {title, price}}, ...], ...}
+
+``qty`` is what is still available; ``carted`` holds what sits in carts
+(reservations). ``stocked`` counts every unit ever put on the shelf, so that
+``check_inventory`` can verify the invariant
+``qty + sum(carted.qty) + sold == stocked`` (``sold`` comes from the lines of
+complete carts). Change them only through ``Inventory.objects`` and
+``Cart.objects`` (``inventory/managers.py``): their operations are the
+seed's conditional single-document updates.
+"""
+
+import secrets
+
+from django.db import models
+from django.urls import reverse
+from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
+from django_mongodb_backend.models import EmbeddedModel
+
+from .managers import CartManager, InventoryManager
+
+
+def new_cart_id():
+    """An unguessable cart id: 22 URL-safe characters (128 random bits)."""
+    return secrets.token_urlsafe(16)
+
+
+class Reservation(EmbeddedModel):
+    """One ``carted`` entry: ``qty`` units of this SKU held by cart ``cart_id`` since ``timestamp`` (UTC)."""
+
+    qty = models.PositiveIntegerField()
+    cart_id = models.CharField(max_length=64)
+    timestamp = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.qty} in cart {self.cart_id}"
+
+
+class Inventory(models.Model):
+    """The stock of one SKU (seed 003 "Schema"): available ``qty`` and the reservations of carts."""
+
+    sku = models.CharField("SKU", max_length=64, primary_key=True, db_column="_id")
+    qty = models.IntegerField("available", default=0)
+    stocked = models.IntegerField(
+        default=0, help_text="Every unit ever stocked (restocks add to it); for check_inventory."
+    )
+    carted = EmbeddedModelArrayField(Reservation, default=list, blank=True)
+
+    objects = InventoryManager()
+
+    class Meta:
+        db_table = "inventory"
+        verbose_name_plural = "inventory"
+        ordering = ["sku"]
+
+    def __str__(self):
+        return f"{self.sku}: {self.qty} available"
+
+    @property
+    def reserved(self):
+        """Units sitting in carts (the sum of ``carted.qty``)."""
+        return sum(entry.qty for entry in self.carted)
+
+
+class LineDetails(EmbeddedModel):
+    """What a cart shows of a line without reading the catalog: ``title`` and unit ``price`` in cents."""
+
+    title = models.CharField(max_length=300)
+    price = models.PositiveIntegerField(help_text="cents per unit")
+
+
+class CartLine(EmbeddedModel):
+    """A line item: ``qty`` units of ``sku``."""
+
+    sku = models.CharField("SKU", max_length=64)
+    qty = models.PositiveIntegerField()
+    details = EmbeddedModelField(LineDetails)
+
+    @property
+    def subtotal(self):
+        """``qty`` times the unit price, in cents."""
+        return self.qty * self.details.price
+
+    def __str__(self):
+        return f"{self.qty} x {self.sku}"
+
+
+class Cart(models.Model):
+    """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
+
+    ``status`` goes active -> pending -> complete (checkout), pending ->
+    active (payment declined), or active/pending -> expiring -> expired
+    (``expire_carts``). A complete cart is the order: its lines are what was
+    sold, and ``customer_*`` and ``payment_reference`` say to whom and how.
+    """
+
+    ACTIVE = "active"
+    PENDING = "pending"
+    COMPLETE = "complete"
+    EXPIRING = "expiring"
+    EXPIRED = "expired"
+    STATUS_CHOICES = [(s, s) for s in (ACTIVE, PENDING, COMPLETE, EXPIRING, EXPIRED)]
+
+    id = models.CharField(primary_key=True, max_length=64, default=new_cart_id, db_column="_id")
+    status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=ACTIVE)
+    last_modified = models.DateTimeField()
+    items = EmbeddedModelArrayField(CartLine, default=list, blank=True)
+    customer_name = models.CharField(max_length=200, blank=True, default="")
+    customer_email = models.EmailField(blank=True, default="")
+    payment_reference = models.CharField(max_length=100, blank=True, default="")
+    # The expire_carts run that is expiring this cart (see CartManager.expire).
+    expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
+
+    objects = CartManager()
+
+    class Meta:
+        db_table = "carts"
+        indexes = [models.Index(fields=["status", "last_modified"], name="status_last_modified")]
+
+    def __str__(self):
+        return f"Cart {self.id} ({self.status})"
+
+    def get_absolute_url(self):
+        return reverse("inventory:cart")
+
+    @property
+    def total(self):
+        """The sum of the lines' subtotals, in cents."""
+        return sum(line.subtotal for line in self.items)
+
+    @property
+    def item_count(self):
+        """Units in the cart (the sum of the lines' quantities)."""
+        return sum(line.qty for line in self.items)
+
+    def line(self, sku):
+        """The line of ``sku``, or None."""
+        return next((line for line in self.items if line.sku == sku), None)

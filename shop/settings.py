@@ -118,6 +118,13 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 # Products shown on a category page.
 CATALOG_PAGE_SIZE = 24
 
+# Inventory, carts and checkout (inventory app).
+INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load_catalog --stock
+CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
+INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
+CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
+PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestProvider")
+
 # Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
 ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=20)
 

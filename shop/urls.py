@@ -6,5 +6,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
+    path("", include("inventory.urls")),
     path("", include("catalog.urls")),
 ]

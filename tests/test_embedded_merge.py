@@ -63,7 +63,7 @@ def test_merge_on_other_fields_still_works(collections):
     assert sorted((d["code"], d["n"]) for d in target.find()) == [("a", 5), ("b", 6)]
 
 
-# -- $lookup by key and a leading $match as the query (the same answers as upstream) --------
+# -- $lookup by key (the same answers as upstream) ----------------------------------------
 
 
 @pytest.fixture
@@ -108,20 +108,3 @@ def test_embedded_lookup_reads_the_foreign_collection_once(people, monkeypatch):
     list(people.aggregate([
         {"$lookup": {"from": "lookup_pets", "localField": "pets", "foreignField": "name", "as": "found"}}]))
     assert calls.count("lookup_pets") == 1
-
-
-@pytest.mark.skipif(not is_embedded(), reason="the embedded engine's fast path")
-def test_embedded_leading_match_copies_only_the_matching_documents(people, monkeypatch):
-    queries = []
-    original = MockCollection.find
-
-    def recording_find(self, *args, **kwargs):
-        queries.append(args[0] if args else kwargs.get("filter"))
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(MockCollection, "find", recording_find)
-    rows = list(people.aggregate([{"$match": {"_id": {"$gte": 3}}}, {"$project": {"name": 1}}]))
-    assert sorted(r["name"] for r in rows) == ["cy", "di"]
-    assert queries == [{"_id": {"$gte": 3}}]
-    rows = list(people.aggregate([{"$match": {"$expr": {"$eq": ["$name", "bob"]}}}]))
-    assert [r["_id"] for r in rows] == [2]

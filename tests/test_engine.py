@@ -129,3 +129,57 @@ def test_counter_sees_nothing_outside_its_block(probe):
         pass
     collection.insert_one({"_id": 2})
     assert ops.total == 0
+
+
+def test_aggregate_opening_with_match_gives_what_a_server_gives(probe):
+    probe.insert_many([{"_id": n, "kind": "odd" if n % 2 else "even", "n": n} for n in range(10)])
+    pipeline = [
+        {"$match": {"kind": "odd", "n": {"$gte": 3}}},
+        {"$group": {"_id": "$kind", "total": {"$sum": "$n"}, "count": {"$sum": 1}}},
+    ]
+    assert list(probe.aggregate(pipeline)) == [{"_id": "odd", "total": 3 + 5 + 7 + 9, "count": 4}]
+    expr = [{"$match": {"$expr": {"$gt": ["$n", 7]}}}, {"$sort": {"n": -1}}, {"$project": {"_id": 1}}]
+    assert list(probe.aggregate(expr)) == [{"_id": 9}, {"_id": 8}]
+    assert list(probe.aggregate([{"$match": {"n": 99}}])) == []
+
+
+def test_aggregate_with_match_then_project_keeps_only_projected_fields(probe):
+    probe.insert_many([{"_id": n, "n": n, "big": {"x": [1, 2, 3], "y": n}} for n in range(5)])
+    pipeline = [{"$match": {"n": {"$lt": 2}}}, {"$project": {"big.y": 1}}, {"$sort": {"_id": -1}}]
+    assert list(probe.aggregate(pipeline)) == [{"_id": 1, "big": {"y": 1}}, {"_id": 0, "big": {"y": 0}}]
+    excluding = [{"$match": {"n": 4}}, {"$project": {"big": 0}}]
+    assert list(probe.aggregate(excluding)) == [{"_id": 4, "n": 4}]
+
+
+def test_insert_many_still_refuses_duplicate_unique_keys(probe):
+    probe.create_index("sku", unique=True)
+    probe.insert_many([{"sku": f"S-{n}"} for n in range(300)])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"sku": "new"}, {"sku": "S-7"}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"sku": "twice"}, {"sku": "twice"}])
+    assert probe.count_documents({}) == 300 + 1 + 1  # ordered inserts stop at the clash
+    assert probe.count_documents({"sku": "S-7"}) == 1
+
+
+def test_in_and_nin_match_as_on_a_server(probe):
+    a, b, c = ObjectId(), ObjectId(), ObjectId()
+    probe.insert_many([
+        {"_id": 1, "tags": [a, b]}, {"_id": 2, "tags": [c]}, {"_id": 3, "tags": a},
+        {"_id": 4}, {"_id": 5, "tags": "x"}, {"_id": 6, "tags": [{"k": a}]}, {"_id": 7, "tags": 1},
+    ])
+
+    def ids(query):
+        return sorted(d["_id"] for d in probe.find(query))
+
+    assert ids({"tags": {"$in": [a]}}) == [1, 3]
+    assert ids({"tags": {"$in": [b, c]}}) == [1, 2]
+    assert ids({"tags": {"$in": ["x", "y"]}}) == [5]
+    assert ids({"tags": {"$nin": [a]}}) == [2, 4, 5, 6, 7]
+    assert ids({"tags": {"$in": [None]}}) == [4]
+    assert ids({"tags": {"$in": [1.0]}}) == [7]
+    # The same list object in two queries in a row, then a changed one.
+    wanted = [c]
+    assert ids({"tags": {"$in": wanted}}) == [2]
+    wanted.append(a)
+    assert ids({"tags": {"$in": wanted}}) == [1, 2, 3]

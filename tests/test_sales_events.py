@@ -126,3 +126,14 @@ def test_add_to_cart_helper_records_an_event(rf):
     with pytest.raises(ValueError):
         record_add_to_cart(request, "CHK-0001", 0)
     assert get_collection("events").count_documents({}) == 1
+
+
+def test_adding_to_the_cart_records_one_cart_event(client, chinook):
+    from inventory.models import Inventory
+
+    Inventory.objects.set_stock("CHK-0001", 5)
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 2})
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 0})  # refused: nothing recorded
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 9})  # more than the stock: nothing recorded
+    events = list(get_collection("events").find({"type": "cart"}))
+    assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]

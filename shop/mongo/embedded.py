@@ -30,6 +30,7 @@ from mongomock_ng.collection import Cursor as MockCursor
 from bson import Decimal128, ObjectId
 from mongomock_ng import aggregate as mongomock_aggregate
 from mongomock_ng import helpers as mongomock_helpers
+from mongomock_ng import filtering as mongomock_filtering
 from mongomock_ng.store import ServerStore
 from pymongo.errors import OperationFailure
 
@@ -89,6 +90,36 @@ class LockedCursor:
         pass
 
 
+def _is_inclusion(projection):
+    """True for a projection that only includes paths (``{"a": 1, "b.c": 1}``)."""
+    return all(value in (1, True) and not key.startswith("$") for key, value in projection.items())
+
+
+def _batch_keeps_unique_indexes(collection, documents):
+    """True when ``documents`` clash on no unique index, with the store or each other.
+
+    False when they might (or a key is unhashable): the caller then lets
+    mongomock check document by document.
+    """
+    store = collection._store
+    for index in store.indexes.values():
+        if not index.get("unique") or index.get("partialFilterExpression") is not None:
+            continue
+        key, sparse = index.get("key"), index.get("sparse")
+        try:
+            taken = set()
+            for document in store.documents:
+                taken.update(collection._compute_index_entries(document, key, sparse) or ())
+            for document in documents:
+                entries = collection._compute_index_entries(document, key, sparse) or ()
+                if any(entry in taken for entry in entries):
+                    return False
+                taken.update(entries)
+        except TypeError:
+            return False
+    return True
+
+
 class LockedCollection:
     """A mongomock collection whose every operation runs under ``ENGINE_LOCK``.
 
@@ -117,6 +148,51 @@ class LockedCollection:
     def with_options(self, **kwargs):
         # Read preferences and concerns mean nothing in one process.
         return self
+
+    def aggregate(self, pipeline, *args, **kwargs):
+        """mongomock's aggregate, filtering first when the pipeline opens with ``$match``.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``aggregate``): the
+        whole collection is deep-copied before the first stage runs, so a
+        ``$match`` on 180 of 3,500 documents copied all 3,500. Here the
+        leading ``$match`` runs as a ``find`` (the same filter code, copying
+        only the matches, and only the fields of an inclusion ``$project``
+        that follows it) and the rest of the pipeline runs on its result.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "aggregate")
+            pipeline = list(pipeline)
+            if not pipeline or list(pipeline[0]) != ["$match"]:
+                return self._collection.aggregate(pipeline, *args, **kwargs)
+            rest, projection = pipeline[1:], None
+            if rest and list(rest[0]) == ["$project"] and _is_inclusion(rest[0]["$project"]):
+                projection, rest = rest[0]["$project"], rest[1:]
+            documents = list(self._collection.find(pipeline[0]["$match"], projection))
+            return mongomock_aggregate.process_pipeline(
+                documents, self._collection.database, rest, kwargs.get("session")
+            )
+
+    def insert_many(self, documents, *args, **kwargs):
+        """mongomock's insert_many, checking unique indexes once per batch.
+
+        Upstream cost (mongomock-ng 7.11.1, collection.py ``_ensure_uniques``):
+        each inserted document is compared with every stored one for each
+        unique index, so loading n documents costs n² comparisons (100,000
+        products: hours). When the batch's keys are hashable and clash with
+        nothing, they are checked here with sets and the per-document check
+        is skipped; otherwise mongomock's own check runs and raises as usual.
+        """
+        with ENGINE_LOCK:
+            counter.record(self._collection.name, "insert_many")
+            documents = list(documents)
+            collection = self._collection
+            if not _batch_keeps_unique_indexes(collection, documents):
+                return collection.insert_many(documents, *args, **kwargs)
+            collection._ensure_uniques = lambda new_data: None  # this call only
+            try:
+                return collection.insert_many(documents, *args, **kwargs)
+            finally:
+                del collection._ensure_uniques
 
     def __getattr__(self, name):
         attr = getattr(self._collection, name)
@@ -246,6 +322,72 @@ def _type_name(parser, values):
     return None
 
 
+def _find_and_modify_keeping_query(original):
+    """``find_one_and_update`` whose positional ``$`` resolves against the caller's query.
+
+    Upstream bug (mongomock-ng 7.11.1, collection.py ``_find_and_modify``):
+    after finding the document it narrows the query to ``{'_id': ...}``
+    before updating, so ``$`` in ``{'$set': {'items.$.qty': n}}`` no longer
+    knows which element the query matched and silently updates element 0
+    (the seed's ``find_one_and_update({'items.sku': s}, ...)`` changed the
+    wrong cart line). The fix keeps the caller's conditions next to the
+    ``_id``. (Another limitation stays: mongomock resolves ``$`` again for
+    each updated field, after the earlier fields changed; the inventory's
+    positional updates match on fields they do not change.)
+    """
+
+    def find_and_modify(self, query, *args, **kwargs):
+        original_update = self._update
+
+        def update(spec, document, upsert=False, *update_args, **update_kwargs):
+            if isinstance(query, dict) and isinstance(spec, dict) and set(spec) == {"_id"}:
+                spec = {**query, "_id": spec["_id"]}
+            return original_update(spec, document, upsert, *update_args, **update_kwargs)
+
+        # Every call runs under ENGINE_LOCK, so the instance attribute is seen by this call only.
+        self._update = update
+        try:
+            return original(self, query, *args, **kwargs)
+        finally:
+            del self._update
+
+    return find_and_modify
+
+
+def _set_based_in(original_in):
+    """``$in`` by set membership when the values are all ObjectIds or all strings.
+
+    Upstream cost (mongomock-ng 7.11.1, filtering.py ``_in_op``): every
+    document value is compared with every listed value through BSON
+    comparison, so a category page's ``{'categories': {'$in': [...]}}`` over
+    100,000 products with 500 categories took 40 s. For ObjectIds and
+    strings, equality in MongoDB is Python equality, so a set answers the
+    same; anything else (numbers, booleans, regexes, documents) goes to
+    mongomock's own code. The set of the last list is kept: one query tests
+    every document against the same list, under ``ENGINE_LOCK``.
+    """
+    last = [None, None]
+
+    def in_op(doc_val, search_val):
+        if last[0] is not search_val:
+            plain = (
+                isinstance(search_val, (list, tuple)) and search_val
+                and (all(type(v) is ObjectId for v in search_val)
+                     or all(type(v) is str for v in search_val))
+            )
+            last[:] = [search_val, frozenset(search_val) if plain else None]
+        wanted = last[1]
+        if wanted is None or doc_val is mongomock_filtering.NOTHING:
+            return original_in(doc_val, search_val)
+        values = doc_val if isinstance(doc_val, (list, tuple)) else (doc_val,)
+        try:
+            return any(value in wanted for value in values)
+        except TypeError:  # an unhashable value (a document): compare the slow way
+            return original_in(doc_val, search_val)
+
+    return in_op
+
+
 def _merge_by_id(original):
     """``$merge`` on ``_id`` (whenMatched replace, whenNotMatched insert) by key, not by scans.
 
@@ -286,34 +428,6 @@ def _merge_by_id(original):
         return in_collection
 
     return handle_merge_stage
-
-
-def _uses_expr(query):
-    """True when ``query`` contains ``$expr`` anywhere (aggregation-only semantics)."""
-    if isinstance(query, dict):
-        return any(key == "$expr" or _uses_expr(value) for key, value in query.items())
-    if isinstance(query, (list, tuple)):
-        return any(_uses_expr(value) for value in query)
-    return False
-
-
-def _aggregate_from_match(self, pipeline, session=None, **kwargs):
-    """``Collection.aggregate`` that runs a leading plain ``$match`` as the query.
-
-    Upstream performance bug (mongomock-ng 7.11.1, collection.py
-    ``aggregate``): it copies every document of the collection
-    (``list(self.find())``) before the first stage, so a pipeline that
-    matches 2 days out of 60,000 hourly buckets took 17 s. A first
-    ``$match`` (without ``$expr``) is the same filter as a query; it is
-    given to ``find`` instead, and only the matching documents are copied.
-    """
-    pipeline = list(pipeline)
-    query = {}
-    if pipeline and isinstance(pipeline[0], dict) and list(pipeline[0]) == ["$match"]:
-        if isinstance(pipeline[0]["$match"], dict) and not _uses_expr(pipeline[0]["$match"]):
-            query, pipeline = pipeline[0]["$match"], pipeline[1:]
-    in_collection = list(self.find(query))
-    return mongomock_aggregate.process_pipeline(in_collection, self.database, pipeline, session)
 
 
 def _simple_key(value):
@@ -389,7 +503,8 @@ _fixes_applied = False
 
 
 def apply_compatibility_fixes():
-    """Patch mongomock-ng's aggregation (idempotent); see the fixes above."""
+    """Patch mongomock-ng (idempotent): the aggregation parser's two fixes, find-and-modify's,
+    ``$in``, and ``$merge``/``$lookup`` by key, above."""
     global _fixes_applied
     if _fixes_applied:
         return
@@ -411,8 +526,12 @@ def apply_compatibility_fixes():
 
     parser_class._handle_field_operator = handle_field_operator
     parser_class._handle_type_operator = handle_type_operator
+    MockCollection._find_and_modify = _find_and_modify_keeping_query(MockCollection._find_and_modify)
+    fast_in = _set_based_in(mongomock_filtering._in_op)
+    operators = mongomock_filtering._filterer_inst._operator_map
+    operators["$in"] = fast_in
+    operators["$nin"] = lambda doc_val, search_val: not fast_in(doc_val, search_val)
     stages = mongomock_aggregate._PIPELINE_HANDLERS
     stages["$merge"] = _merge_by_id(stages["$merge"])
     stages["$lookup"] = _lookup_by_key(stages["$lookup"])
-    MockCollection.aggregate = _aggregate_from_match
     _fixes_applied = True

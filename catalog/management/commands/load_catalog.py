@@ -1,8 +1,9 @@
 """``python manage.py load_catalog``: import the Chinook demo catalog.
 
 Idempotent: categories are found by slug and created only when missing;
-products are matched by SKU and written only when new or changed, so a
-second run changes nothing. ``--reset`` deletes every category and product
+products are matched by SKU and written only when new or changed; every
+product gets an inventory document with ``--stock`` units unless it has one
+(existing stock is never overwritten), so a second run changes nothing. ``--reset`` deletes every category and product
 first.
 """
 
@@ -14,6 +15,7 @@ from slugify import slugify
 
 from catalog import chinook
 from catalog.models import Category, Product
+from inventory.models import Inventory
 
 
 class Command(BaseCommand):
@@ -27,8 +29,17 @@ class Command(BaseCommand):
             "--file", default=str(settings.CHINOOK_DATABASE),
             help="The Chinook SQLite file (default: the copy the shop ships).",
         )
+        parser.add_argument(
+            "--stock", type=int, default=None,
+            help="Units in stock for each product that has no inventory document yet "
+                 "(default: settings.INVENTORY_DEFAULT_STOCK; existing stock is never changed).",
+        )
 
     def handle(self, *args, **options):
+        if options["stock"] is None:
+            options["stock"] = settings.INVENTORY_DEFAULT_STOCK
+        if options["stock"] < 0:
+            raise CommandError("--stock must be 0 or more units.")
         try:
             albums = chinook.read_albums(options["file"])
         except sqlite3.Error as error:
@@ -47,6 +58,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Products: {report['created']} created, {report['updated']} updated, "
             f"{report['unchanged']} unchanged."
+        )
+        created = Inventory.objects.ensure_stock([p.sku for p in products], options["stock"])
+        self.stdout.write(
+            f"Inventory: {created} created with {options['stock']} units each, "
+            f"{len(products) - created} already there (left as they are)."
         )
 
     def ensure_categories(self):

@@ -1,0 +1,128 @@
+"""Benchmark: requests per second of the category and product pages.
+
+Runs the pages through Django's test client (no network, no server) on the
+embedded engine, with two catalogs:
+
+* Chinook: the demo catalog (Rock: 180 products, 24 shown);
+* generated: 100,000 products in a tree of 5,000 categories (10 top
+  categories, 90 below them, 4,900 leaves; products spread over the leaves).
+
+Prints a table: page, catalog, products listed, requests/s, mean ms, round
+trips per request. Usage::
+
+    DJANGO_SECRET_KEY=bench python bench/catalog_pages.py [--products 100000] [--seconds 5]
+"""
+
+import argparse
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key")
+os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
+
+import django  # noqa: E402
+
+django.setup()
+
+from bson import ObjectId  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from catalog.models import Category, Pricing, Product  # noqa: E402
+from shop import mongo  # noqa: E402
+from shop.mongo.counter import count_operations  # noqa: E402
+from shop.mongo.documents import model_to_document  # noqa: E402
+
+
+def measure(client, url, seconds):
+    """Request ``url`` repeatedly for ``seconds``: (requests/s, mean ms, round trips, listed)."""
+    with count_operations() as ops:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    found = re.search(rb'class="count">(\d+) product', response.content)
+    listed = int(found.group(1)) if found else 1
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        client.get(url)
+        count += 1
+    elapsed = time.perf_counter() - start
+    return count / elapsed, 1000 * elapsed / count, ops.total, listed
+
+
+def generate(products, seed=7):
+    """Replace the catalog with 5,000 generated categories and ``products`` products."""
+    random.seed(seed)
+    Product.objects.delete_all()
+    Category.objects.delete_all()
+    categories = mongo.get_collection("categories")
+    documents, leaves = [], []
+
+    def add(name, parent):
+        ancestors = [*parent["ancestors"], {"_id": parent["_id"], "slug": parent["slug"],
+                                            "name": parent["name"]}] if parent else []
+        document = {"_id": ObjectId(), "name": name, "slug": name.lower().replace(" ", "-"),
+                    "parent_id": parent["_id"] if parent else None, "ancestors": ancestors,
+                    "taxonomy_id": None}
+        documents.append(document)
+        return document
+
+    for t in range(10):
+        top = add(f"Top {t}", None)
+        for m in range(9):
+            middle = add(f"Mid {t}-{m}", top)
+            for leaf in range(54 if (t, m) != (9, 8) else 40):
+                if len(documents) < 5000:
+                    leaves.append(add(f"Leaf {t}-{m}-{leaf}", middle))
+    categories.insert_many(documents)
+    batch = []
+    for n in range(products):
+        list_cents = random.randrange(199, 4999)
+        batch.append(model_to_document(Product(
+            sku=f"GEN-{n:06d}", type=Product.AUDIO_ALBUM, title=f"Generated album {n}",
+            categories=[random.choice(leaves)["_id"]],
+            pricing=Pricing.from_prices(list_cents, list_cents * 9 // 10),
+        )))
+        if len(batch) == 5000:
+            mongo.get_collection("products").insert_many(batch)
+            batch = []
+    if batch:
+        mongo.get_collection("products").insert_many(batch)
+    return len(documents)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--products", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    args = parser.parse_args()
+
+    call_command("migrate", verbosity=0)
+    call_command("load_catalog", "--reset", verbosity=0)
+    client = Client()
+    rows = [
+        ("category /c/rock/", "Chinook", *measure(client, "/c/rock/", args.seconds)),
+        ("category /c/heavy-metal/", "Chinook", *measure(client, "/c/heavy-metal/", args.seconds)),
+        ("product /p/CHK-0001/", "Chinook", *measure(client, "/p/CHK-0001/", args.seconds)),
+    ]
+    started = time.perf_counter()
+    count = generate(args.products)
+    print(f"generated {count} categories and {args.products} products "
+          f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    rows += [
+        ("category /c/top-0/", "generated", *measure(client, "/c/top-0/", args.seconds)),
+        ("category /c/leaf-0-0-0/", "generated", *measure(client, "/c/leaf-0-0-0/", args.seconds)),
+        ("product /p/GEN-000001/", "generated", *measure(client, "/p/GEN-000001/", args.seconds)),
+    ]
+    print(f"{'page':28} {'catalog':10} {'listed':>7} {'req/s':>8} {'mean ms':>8} {'round trips':>11}")
+    for page, catalog, rps, ms, trips, listed in rows:
+        print(f"{page:28} {catalog:10} {listed:>7} {rps:>8.1f} {ms:>8.1f} {trips:>11}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Benchmark of the cart operations: add-to-cart throughput and expire_carts over many carts.
+
+Run by hand (not a test)::
+
+    python bench/inventory_bench.py [--adds 3000] [--carts 100000]
+
+Uses the engine the settings choose: the embedded engine by default, a real
+server with MONGODB_URI (then it works in a database named
+``shop_bench`` that it empties first). Prints its figures.
+
+* add-to-cart: ``--adds`` ``Cart.objects.add_item`` calls (each a new line:
+  2 writes) spread over 1, 4 and 16 threads, each thread filling its own
+  carts; operations per second of wall time.
+* expire_carts: ``--carts`` aged carts of 1 to 3 lines each, with their
+  reservations, written in bulk; then the time of one ``Cart.objects.expire()``
+  that expires them all and returns their stock, and a check that every
+  unit is back.
+"""
+
+import argparse
+import datetime
+import os
+import random
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+os.environ.setdefault("DJANGO_DEBUG", "1")
+os.environ.setdefault("MONGODB_NAME", "shop_bench")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+from inventory.models import Cart, Inventory  # noqa: E402
+from shop.mongo import engine  # noqa: E402
+
+SKUS = [f"BENCH-{n:04d}" for n in range(300)]
+DETAILS = {"title": "Bench album", "price": 999}
+
+
+def reset():
+    Cart.objects.collection.delete_many({})
+    Inventory.objects.collection.delete_many({})
+
+
+def bench_adds(threads, adds):
+    reset()
+    Inventory.objects.ensure_stock(SKUS, 10**9)
+    per_thread = adds // threads
+    barrier = threading.Barrier(threads + 1)
+
+    def shopper(index):
+        generator = random.Random(index)
+        barrier.wait()
+        done = 0
+        while done < per_thread:
+            cart_id = Cart.objects.create_cart().id
+            for sku in generator.sample(SKUS, min(50, per_thread - done)):
+                Cart.objects.add_item(cart_id, sku, 1, DETAILS, 10)
+                done += 1
+
+    workers = [threading.Thread(target=shopper, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - start
+    return per_thread * threads / elapsed
+
+
+def bench_expire(carts):
+    reset()
+    generator = random.Random(0)
+    old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=2)
+    reserved = {sku: [] for sku in SKUS}
+    documents = []
+    for number in range(carts):
+        cart_id = f"bench-{number:07d}"
+        items = []
+        for sku in generator.sample(SKUS, generator.randint(1, 3)):
+            qty = generator.randint(1, 3)
+            items.append({"sku": sku, "qty": qty, "details": DETAILS})
+            reserved[sku].append({"qty": qty, "cart_id": cart_id, "timestamp": old})
+        documents.append({"_id": cart_id, "status": "active", "last_modified": old, "items": items})
+    setup = time.perf_counter()
+    for start in range(0, len(documents), 10_000):
+        Cart.objects.collection.insert_many(documents[start:start + 10_000])
+    Inventory.objects.collection.insert_many([
+        {"_id": sku, "qty": 0, "stocked": sum(e["qty"] for e in entries), "carted": entries}
+        for sku, entries in reserved.items()
+    ])
+    setup = time.perf_counter() - setup
+    start = time.perf_counter()
+    report = Cart.objects.expire(3600)
+    elapsed = time.perf_counter() - start
+    back = all(d["qty"] == d["stocked"] and not d["carted"]
+               for d in Inventory.objects.collection.find())
+    return report, elapsed, setup, back
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--adds", type=int, default=3000)
+    parser.add_argument("--carts", type=int, default=100_000)
+    options = parser.parse_args()
+    call_command("migrate", verbosity=0, interactive=False)
+    print(f"engine: {engine()}, {os.cpu_count()} CPU(s)")
+    for threads in (1, 4, 16):
+        rate = bench_adds(threads, options.adds)
+        print(f"add-to-cart, {threads:2d} thread(s): {rate:8.0f} adds/s ({options.adds} adds, 2 writes each)")
+    report, elapsed, setup, back = bench_expire(options.carts)
+    print(f"expire_carts: {report['expired']} carts expired, {report['returned']} reservations "
+          f"returned in {elapsed:.1f} s ({report['expired'] / elapsed:.0f} carts/s; "
+          f"setup {setup:.1f} s); all stock back: {back}")
+    reset()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""``python manage.py expire_carts [--timeout SECONDS]``: seed 003's cart expiry.
+
+Carts unchanged for longer than the timeout (active, or pending after a
+crashed checkout) become expired and their reservations go back on the shelf.
+Safe while shoppers are active and safe to run twice (every return is a
+conditional write).
+"""
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from inventory.models import Cart
+
+
+class Command(BaseCommand):
+    help = "Expire carts idle for longer than --timeout seconds and return their stock."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--timeout", type=int, default=settings.CART_TIMEOUT,
+            help=f"Seconds without change before a cart expires (default {settings.CART_TIMEOUT}).",
+        )
+
+    def handle(self, *args, **options):
+        if options["timeout"] < 0:
+            raise CommandError("--timeout must be 0 or more seconds.")
+        report = Cart.objects.expire(options["timeout"])
+        self.stdout.write(
+            f"Expired {report['expired']} cart(s); returned {report['returned']} reservation(s) to stock."
+        )

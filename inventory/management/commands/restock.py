@@ -1,0 +1,30 @@
+"""``python manage.py restock SKU QTY``: put QTY more units of a catalog product on the shelf."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from catalog.models import Product
+from inventory.managers import StockError
+from inventory.models import Inventory
+
+
+class Command(BaseCommand):
+    help = "Add QTY units of SKU to the available stock."
+
+    def add_arguments(self, parser):
+        parser.add_argument("sku", help="The product's SKU, e.g. CHK-0001.")
+        parser.add_argument("qty", help="Units to add (a whole number, 1 or more).")
+
+    def handle(self, *args, sku, qty, **options):
+        try:
+            qty = int(qty)
+        except ValueError:
+            raise CommandError(f"QTY must be a whole number, not {qty!r}.") from None
+        try:
+            Product.objects.get_by_sku(sku)
+        except Product.DoesNotExist:
+            raise CommandError(f"No product with SKU {sku!r}.") from None
+        try:
+            available = Inventory.objects.restock(sku, qty)
+        except StockError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"{sku}: +{qty}, {available} available.")

@@ -1,0 +1,791 @@
+"""The inventory's MongoDB operations (seed 003), as raw pymongo.
+
+Every change a shopper makes is a pair of conditional single-document
+updates, one on the cart and one on the SKU's inventory document, so that no
+two shoppers can take the same unit: the inventory update only matches while
+``qty`` covers the request (``{'qty': {'$gte': n}}``). When the second update
+fails the first is rolled back, as the seed prescribes. What a crash between
+the two leaves behind (a reservation without its cart line, or a cart line
+without its reservation) is repaired by ``cleanup_inventory`` and noticed by
+checkout, which compares the cart with its reservations before it charges.
+
+Fixed seed bugs (DESIGN.md): checkout pulls ``{'carted': {'cart_id': id}}``;
+expiry reads the cart's ``_id``; ``update_quantity`` sets
+``carted.$.timestamp``; cleanup keeps the carted entry apart from the cart;
+adding a SKU already in the cart raises its line's quantity. Conditions on
+two fields of one ``carted`` entry use ``$elemMatch`` (the seed's
+``{'carted.cart_id': c, 'carted.qty': q}`` can match two different entries).
+Cleanup never returns the reservation of a *complete* cart to stock: those
+units are sold, and the entry is only dropped.
+
+Views, commands and admin classes call these methods; none of them builds a
+pymongo query itself.
+"""
+
+import datetime
+import secrets
+from itertools import islice
+
+from django.db import models
+from django.utils import timezone
+from pymongo import ASCENDING, ReturnDocument, UpdateOne
+
+from catalog.managers import MongoCollectionMixin
+
+
+class InventoryError(Exception):
+    """A cart or stock change that was refused; ``str()`` is a message fit for a shopper or staff."""
+
+
+class CartInactive(InventoryError):
+    """The cart is no longer active (expired, in checkout, complete) or does not exist."""
+
+    def __init__(self, message="Your cart has expired. A new one has been started."):
+        super().__init__(message)
+
+
+class InadequateInventory(InventoryError):
+    """Not enough available stock; ``available`` is how many units were left (int)."""
+
+    def __init__(self, sku, available):
+        self.sku = sku
+        self.available = max(available, 0)
+        if self.available:
+            message = f"Only {self.available} left of {sku}."
+        else:
+            message = f"{sku} is out of stock."
+        super().__init__(message)
+
+
+class UnknownSku(InventoryError):
+    """No inventory document for this SKU: it is not sold (yet)."""
+
+    def __init__(self, sku):
+        self.sku = sku
+        super().__init__(f"{sku} is not for sale.")
+
+
+class NotInCart(InventoryError):
+    """The cart has no line for this SKU."""
+
+    def __init__(self, sku):
+        self.sku = sku
+        super().__init__(f"{sku} is not in your cart.")
+
+
+class CartChanged(InventoryError):
+    """The cart's lines and its reservations differ (a change in flight): checkout refused, retry."""
+
+    def __init__(self):
+        super().__init__("Your cart was changing while you checked out. Please review it and try again.")
+
+
+class ReservationConflict(InventoryError):
+    """A reservation did not hold the quantity its cart line says (a change in flight); retry."""
+
+    def __init__(self, sku):
+        self.sku = sku
+        super().__init__(f"{sku} was being changed at the same moment. Please try again.")
+
+
+class LineLimit(InventoryError):
+    """A line would hold more than the per-line maximum (``settings.CART_MAX_LINE_QTY``)."""
+
+    def __init__(self, sku, max_qty):
+        self.sku = sku
+        self.max_qty = max_qty
+        super().__init__(f"At most {max_qty} of {sku} per order.")
+
+
+class EmptyCart(InventoryError):
+    """Checkout of a cart without lines."""
+
+    def __init__(self):
+        super().__init__("Your cart is empty.")
+
+
+class StockError(InventoryError):
+    """A stock change staff asked for that is refused (below zero, unknown SKU)."""
+
+
+def now():
+    """The current time, aware UTC, at MongoDB's millisecond precision."""
+    moment = timezone.now()
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def aware(moment):
+    """A datetime read from MongoDB (naive UTC unless the client is tz-aware) as aware UTC."""
+    if moment is not None and timezone.is_naive(moment):
+        return moment.replace(tzinfo=datetime.timezone.utc)
+    return moment
+
+
+def batched(iterable, size):
+    """Lists of at most ``size`` items from ``iterable``."""
+    iterator = iter(iterable)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+# Carts whose reservations must stay: the shopper is shopping or paying.
+LIVE_STATUSES = ("active", "pending")
+BATCH_SIZE = 1000
+
+
+def create_inventory_indexes(using="default"):
+    """Create the indexes seed 003 needs beyond the models' own (idempotent).
+
+    ``carted.cart_id`` serves checkout's and expiry's ``update_many`` over
+    the reservations of one cart; ``carted.timestamp`` serves
+    ``cleanup_inventory``. (carts (status, last_modified) is on the model.)
+    Returns the index names.
+    """
+    from django.db import connections
+
+    collection = connections[using].get_collection("inventory")
+    return [
+        collection.create_index([("carted.cart_id", ASCENDING)], name="carted_cart_id"),
+        collection.create_index([("carted.timestamp", ASCENDING)], name="carted_timestamp"),
+    ]
+
+
+class InventoryManager(MongoCollectionMixin, models.Manager):
+    """Stock of each SKU: seed 003's ``inventory`` collection."""
+
+    # -- reads ---------------------------------------------------------
+
+    def available(self, sku):
+        """Units of ``sku`` still available (int), or None when the SKU has no inventory document."""
+        document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
+        return None if document is None else document["qty"]
+
+    def available_many(self, skus):
+        """``{sku: available units}`` for the SKUs of ``skus`` that have stock documents (one read)."""
+        cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1})
+        return {d["_id"]: d["qty"] for d in cursor}
+
+    def reservations_of(self, cart_id):
+        """``{sku: reserved qty}`` held for ``cart_id`` (one read, through ``carted.cart_id``)."""
+        cursor = self.collection.find(
+            {"carted.cart_id": cart_id}, {"carted": {"$elemMatch": {"cart_id": cart_id}}}
+        )
+        return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
+
+    # -- stock for operators and staff ----------------------------------
+
+    def ensure_stock(self, skus, qty):
+        """Give every SKU of ``skus`` an inventory document with ``qty`` units, unless it has one.
+
+        Never changes an existing document (``$setOnInsert`` upserts in one
+        ``bulk_write``), so ``load_catalog`` can run again. Returns the number
+        of documents created. Raises ``StockError`` for a negative ``qty``.
+        """
+        if qty < 0:
+            raise StockError("A starting stock cannot be negative.")
+        writes = [
+            UpdateOne(
+                {"_id": sku},
+                {"$setOnInsert": {"qty": qty, "stocked": qty, "carted": []}},
+                upsert=True,
+            )
+            for sku in skus
+        ]
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).upserted_count
+
+    def restock(self, sku, qty):
+        """Add ``qty`` (> 0) units of ``sku`` to the available stock; creates its document if missing.
+
+        One write. Returns the available quantity afterwards. Raises
+        ``StockError`` for ``qty`` below 1. (The SKU is not checked against
+        the catalog: the caller does that.)
+        """
+        if qty < 1:
+            raise StockError("Restock at least one unit.")
+        document = self.collection.find_one_and_update(
+            {"_id": str(sku)},
+            {"$inc": {"qty": qty, "stocked": qty}, "$setOnInsert": {"carted": []}},
+            upsert=True,
+            projection={"qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        return document["qty"]
+
+    def adjust_stock(self, sku, delta):
+        """Add ``delta`` units (negative: remove) to the available stock of ``sku``, never below zero.
+
+        One conditional write (``qty >= -delta``), atomic against shoppers.
+        ``stocked`` moves with it (units written off or found). Returns the
+        available quantity afterwards. Raises ``StockError`` when the SKU has
+        no inventory document or fewer than ``-delta`` units are available.
+        """
+        document = self.collection.find_one_and_update(
+            {"_id": str(sku), "qty": {"$gte": -delta}},
+            {"$inc": {"qty": delta, "stocked": delta}},
+            projection={"qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if document is None:
+            available = self.available(sku)
+            if available is None:
+                raise StockError(f"{sku} has no stock record.")
+            raise StockError(f"Only {available} of {sku} available: cannot remove {-delta}.")
+        return document["qty"]
+
+    def set_stock(self, sku, qty):
+        """Set the available stock of ``sku`` to ``qty`` (>= 0), whatever shoppers do meanwhile.
+
+        A compare-and-set on the current ``qty`` (retried when a shopper
+        changed it in between), so ``stocked`` moves by exactly the
+        difference and reservations are untouched. Returns ``qty``. Raises
+        ``StockError`` for a negative ``qty`` or an unknown SKU.
+        """
+        if qty < 0:
+            raise StockError("Stock cannot be negative.")
+        while True:
+            current = self.available(sku)
+            if current is None:
+                raise StockError(f"{sku} has no stock record.")
+            result = self.collection.update_one(
+                {"_id": str(sku), "qty": current},
+                {"$set": {"qty": qty}, "$inc": {"stocked": qty - current}},
+            )
+            if result.matched_count:
+                return qty
+
+    # -- DESIGN.md's invariant -------------------------------------------
+
+    def check_invariant(self, attempts=3):
+        """Check ``qty + sum(carted.qty) + sold == stocked`` for every SKU.
+
+        ``sold`` is the units in the lines of complete carts; a reservation of
+        a complete cart is already counted there (checkout's pull may not
+        have run yet) and is not counted twice. Also checked: ``qty >= 0``,
+        every reservation positive, at most one reservation per cart. The
+        reads are not one snapshot, so a SKU that fails is checked again
+        (up to ``attempts`` passes) and reported only if it fails every time:
+        a checkout completing between the reads cannot raise a false alarm
+        twice in a row. Returns ``[(sku, reason), ...]``, empty when it holds.
+        """
+        from .models import Cart
+
+        suspects = None
+        for _attempt in range(attempts):
+            query = {} if suspects is None else {"_id": {"$in": sorted(suspects)}}
+            documents = list(self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}))
+            cart_ids = {e["cart_id"] for d in documents for e in d.get("carted", [])}
+            statuses = {}
+            for batch in batched(cart_ids, BATCH_SIZE):
+                statuses.update(Cart.objects.statuses(batch))
+            sold = Cart.objects.sold_by_sku()
+            problems = {}
+            for document in documents:
+                sku, carted = document["_id"], document.get("carted", [])
+                reserved = sum(e["qty"] for e in carted if statuses.get(e["cart_id"]) != "complete")
+                holders = [e["cart_id"] for e in carted]
+                stocked = document.get("stocked", 0)
+                units = document["qty"] + reserved + sold.get(sku, 0)
+                if document["qty"] < 0:
+                    problems[sku] = f"available qty is negative ({document['qty']})"
+                elif any(e["qty"] <= 0 for e in carted):
+                    problems[sku] = "a reservation holds no units"
+                elif len(holders) != len(set(holders)):
+                    problems[sku] = "a cart holds two reservations"
+                elif units != stocked:
+                    problems[sku] = (
+                        f"available {document['qty']} + reserved {reserved} + sold "
+                        f"{sold.get(sku, 0)} = {units}, but {stocked} were stocked"
+                    )
+            if suspects is None:
+                known = {d["_id"] for d in documents}
+                for sku in set(sold) - known:
+                    problems[sku] = f"{sold[sku]} sold but no inventory document"
+            if not problems:
+                return []
+            suspects = set(problems)
+        return sorted(problems.items())
+
+    # -- seed 003 "Error Handling" --------------------------------------
+
+    def cleanup(self, timeout):
+        """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
+
+        Reads the stale reservations (``carted.timestamp`` below the
+        threshold) and the status and SKUs of their carts, then with one
+        ``bulk_write`` per kind and batch: refreshes the timestamp of those
+        whose cart is active or pending and still has a line for the SKU
+        (first pass); drops those of complete carts without returning them
+        (the units are sold: checkout crashed before its pull); returns the
+        others (cart expired, expiring or gone, or a live cart without the
+        line: a removal that crashed halfway) to ``qty``, each with a
+        write conditional on the entry still holding that quantity, so a
+        concurrent ``expire_carts`` or a second run cannot return it twice.
+        Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
+        """
+        threshold = now() - datetime.timedelta(seconds=timeout)
+        moment = now()
+        stale = []  # (sku, entry)
+        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1})
+        for document in cursor:
+            for entry in document.get("carted", []):
+                if aware(entry["timestamp"]) < threshold:
+                    stale.append((document["_id"], entry))
+        from .models import Cart
+
+        report = {"refreshed": 0, "sold": 0, "returned": 0}
+        for batch in batched(stale, BATCH_SIZE):
+            carts = Cart.objects.statuses_and_skus({entry["cart_id"] for _, entry in batch})
+            writes = {"refreshed": [], "sold": [], "returned": []}
+            for sku, entry in batch:
+                cart_id = entry["cart_id"]
+                status, skus = carts.get(cart_id, (None, ()))
+                if status in LIVE_STATUSES and sku in skus:
+                    writes["refreshed"].append(UpdateOne(
+                        {"_id": sku, "carted.cart_id": cart_id},
+                        {"$set": {"carted.$.timestamp": moment}},
+                    ))
+                elif status == "complete":
+                    writes["sold"].append(UpdateOne(
+                        {"_id": sku, "carted.cart_id": cart_id},
+                        {"$pull": {"carted": {"cart_id": cart_id}}},
+                    ))
+                else:
+                    writes["returned"].append(UpdateOne(
+                        {"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": entry["qty"]}}},
+                        {"$inc": {"qty": entry["qty"]}, "$pull": {"carted": {"cart_id": cart_id}}},
+                    ))
+            # One bulk per kind, so that each kind's count is that bulk's own.
+            for kind, kind_writes in writes.items():
+                if kind_writes:
+                    report[kind] += self.collection.bulk_write(kind_writes, ordered=False).modified_count
+        return report
+
+
+class CartManager(MongoCollectionMixin, models.Manager):
+    """Seed 003's cart operations on the ``carts`` collection."""
+    # -- reads ---------------------------------------------------------
+
+    def get_cart(self, cart_id):
+        """The cart ``cart_id`` (one read), or None when there is none (any status)."""
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        document = self.collection.find_one({"_id": cart_id})
+        return None if document is None else self.from_document(document)
+
+    def statuses(self, cart_ids):
+        """``{cart_id: status}`` of the carts among ``cart_ids`` that exist (one read)."""
+        cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1})
+        return {d["_id"]: d["status"] for d in cursor}
+
+    def statuses_and_skus(self, cart_ids):
+        """``{cart_id: (status, {sku, ...})}`` of the carts among ``cart_ids`` that exist (one read)."""
+        cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
+        return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
+
+    def sold_by_sku(self):
+        """``{sku: units}`` in the lines of complete carts (one aggregation)."""
+        pipeline = [
+            {"$match": {"status": "complete"}},
+            {"$unwind": "$items"},
+            {"$group": {"_id": "$items.sku", "units": {"$sum": "$items.qty"}}},
+        ]
+        return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
+
+    # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
+
+    def create_cart(self):
+        """Start an empty active cart with an unguessable id; returns the Cart (one write)."""
+        from .models import new_cart_id
+
+        moment = now()
+        document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": []}
+        self.collection.insert_one(document)
+        return self.model(id=document["_id"], status="active", last_modified=moment, items=[])
+
+    @staticmethod
+    def _inventory():
+        from .models import Inventory
+
+        return Inventory.objects.collection
+
+    @staticmethod
+    def _units(document):
+        return sum(line["qty"] for line in (document or {}).get("items", []))
+
+    def _refusal(self, cart_id, sku, max_qty=None):
+        """The error for a cart write that matched nothing (one read): inactive, no line, too many."""
+        document = self.collection.find_one(
+            {"_id": cart_id}, {"status": 1, "items": {"$elemMatch": {"sku": sku}}}
+        )
+        if document is None or document["status"] != "active":
+            return CartInactive()
+        lines = document.get("items") or []
+        if not lines:
+            return NotInCart(sku)
+        if max_qty is not None:
+            return LineLimit(sku, max_qty)
+        return ReservationConflict(sku)
+
+    def _inventory_refusal(self, sku, wanted):
+        """The error for an inventory write that matched nothing (one read)."""
+        document = self._inventory().find_one({"_id": sku}, {"qty": 1})
+        if document is None:
+            return UnknownSku(sku)
+        if document["qty"] < wanted:
+            return InadequateInventory(sku, document["qty"])
+        return ReservationConflict(sku)
+
+    def add_item(self, cart_id, sku, qty, details, max_qty):
+        """Put ``qty`` units of ``sku`` in the cart: seed 003 ``add_item_to_cart``, seed bug fixed.
+
+        ``details`` is ``{'title': str, 'price': cents}``; ``max_qty`` caps
+        the line's quantity. A SKU not yet in the cart costs 2 writes: the
+        cart gets the line (only while active and without a line for this
+        SKU), then the inventory takes the units (only while ``qty`` covers
+        them) and records the reservation; when the inventory refuses, a
+        third write rolls the cart back. A SKU already in the cart raises its
+        line's quantity instead (3 writes: the push is tried first).
+        Returns the number of units in the cart afterwards. Raises
+        ``CartInactive``, ``InadequateInventory``, ``UnknownSku``,
+        ``LineLimit``, ``ReservationConflict``; nothing is changed then.
+        """
+        moment = now()
+        line = {"sku": sku, "qty": qty, "details": {"title": details["title"], "price": details["price"]}}
+        cart = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": {"$ne": sku}},
+            {"$set": {"last_modified": moment}, "$push": {"items": line}},
+            projection={"items.qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if cart is not None:
+            stock = self._inventory().update_one(
+                # At most one reservation per cart and SKU: returns $pull by cart_id.
+                {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
+                {"$inc": {"qty": -qty},
+                 "$push": {"carted": {"qty": qty, "cart_id": cart_id, "timestamp": moment}}},
+            )
+            if not stock.matched_count:
+                self.collection.update_one(
+                    {"_id": cart_id, "status": {"$ne": "complete"}}, {"$pull": {"items": {"sku": sku}}}
+                )
+                raise self._inventory_refusal(sku, qty)
+            return self._units(cart)
+
+        # The SKU is in the cart already (or the cart is not active): raise the line's quantity.
+        cart = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active",
+             "items": {"$elemMatch": {"sku": sku, "qty": {"$lte": max_qty - qty}}}},
+            {"$set": {"last_modified": moment}, "$inc": {"items.$.qty": qty}},
+            projection={"items.qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if cart is None:
+            raise self._refusal(cart_id, sku, max_qty=max_qty)
+        stock = self._inventory().update_one(
+            {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": cart_id},
+            {"$inc": {"qty": -qty, "carted.$.qty": qty}, "$set": {"carted.$.timestamp": moment}},
+        )
+        if not stock.matched_count:
+            self.collection.update_one(
+                {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
+                {"$inc": {"items.$.qty": -qty}},
+            )
+            raise self._inventory_refusal(sku, qty)
+        return self._units(cart)
+
+    def update_quantity(self, cart_id, sku, qty):
+        """Set the quantity of the cart's line of ``sku`` to ``qty``: seed 003 ``update_quantity``.
+
+        ``qty`` 0 removes the line (``remove_item``). The cart line changes
+        first (only while the cart is active), returning its old quantity;
+        then the inventory moves the difference ``delta`` (only while ``qty``
+        covers an increase) and adds it to the reservation, setting
+        ``carted.$.timestamp`` (the seed set a top-level ``timestamp``).
+        Both sides move by the same ``delta`` taken from the atomic
+        before-image of the line, so concurrent changes of one line add up
+        the same in the cart and in the reservation. A refusal takes
+        ``delta`` back off the line. 2 writes (3 with the rollback). Returns the number of units in the cart afterwards.
+        Raises ``CartInactive``, ``NotInCart``, ``InadequateInventory``,
+        ``ReservationConflict``; nothing is changed then.
+        """
+        if qty == 0:
+            return self.remove_item(cart_id, sku)
+        moment = now()
+        before = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": sku},
+            {"$set": {"last_modified": moment, "items.$.qty": qty}},
+            projection={"items.sku": 1, "items.qty": 1},
+            return_document=ReturnDocument.BEFORE,
+        )
+        if before is None:
+            raise self._refusal(cart_id, sku)
+        old = next(line["qty"] for line in before["items"] if line["sku"] == sku)
+        units = self._units(before) - old + qty
+        delta = qty - old
+        if delta == 0:
+            return units
+        stock = self._inventory().update_one(
+            {"_id": sku, "qty": {"$gte": delta}, "carted.cart_id": cart_id},
+            {"$inc": {"qty": -delta, "carted.$.qty": delta}, "$set": {"carted.$.timestamp": moment}},
+        )
+        if not stock.matched_count:
+            self.collection.update_one(
+                {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
+                {"$inc": {"items.$.qty": -delta}},
+            )
+            raise self._inventory_refusal(sku, delta)
+        return units
+
+    def remove_item(self, cart_id, sku):
+        """Take the line of ``sku`` out of the cart and return its reservation to stock.
+
+        The cart line is pulled first (only while active), then the
+        reservation is returned (only while it holds the line's quantity). A
+        line that has no reservation at all (an earlier add crashed between
+        its two writes) is simply removed. A reservation holding another
+        quantity (a change in flight) puts the line back and raises
+        ``ReservationConflict``. 2 writes. Returns the number of units in the
+        cart afterwards. Raises ``CartInactive``, ``NotInCart``.
+        """
+        moment = now()
+        before = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": sku},
+            {"$set": {"last_modified": moment}, "$pull": {"items": {"sku": sku}}},
+            return_document=ReturnDocument.BEFORE,
+        )
+        if before is None:
+            raise self._refusal(cart_id, sku)
+        line = next(line for line in before["items"] if line["sku"] == sku)
+        units = self._units(before) - line["qty"]
+        stock = self._inventory().update_one(
+            {"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": line["qty"]}}},
+            {"$inc": {"qty": line["qty"]}, "$pull": {"carted": {"cart_id": cart_id}}},
+        )
+        if stock.matched_count:
+            return units
+        holder = self._inventory().find_one({"_id": sku, "carted.cart_id": cart_id}, {"_id": 1})
+        if holder is None:
+            return units
+        self.collection.update_one(
+            {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": {"$ne": sku}},
+            {"$push": {"items": line}},
+        )
+        raise ReservationConflict(sku)
+
+    # -- seed 003 "Checking Out" ----------------------------------------
+
+    def _unlock(self, cart_id):
+        """pending -> active again (payment declined, cart changed): one conditional write."""
+        self.collection.update_one(
+            {"_id": cart_id, "status": "pending"},
+            {"$set": {"status": "active", "last_modified": now()}},
+        )
+
+    def checkout(self, cart_id, provider, payment, customer_name, customer_email, session_key=""):
+        """Check the cart out: seed 003 ``checkout``, with its bugs fixed. Returns the complete Cart.
+
+        1. Lock: active -> pending, returning the cart (``find_one_and_update``).
+        2. Compare the lines with the cart's reservations (one read): a line
+           whose units are not reserved (a change in flight or a crashed add)
+           unlocks the cart and raises ``CartChanged``, so nothing unreserved
+           is ever sold.
+        3. ``provider.charge(total cents, payment, reference=cart_id)``: a
+           decline or any provider error unlocks the cart (reservations
+           intact) and is re-raised.
+        4. pending -> complete, only if still pending: when ``expire_carts``
+           took the cart meanwhile (a checkout that outlived the timeout),
+           the charge is refunded and ``CartInactive`` raised.
+        5. One ``update_many`` pulls the cart's reservations from every SKU
+           (``{'carted': {'cart_id': id}}``; the seed pulled ``{'cart_id': id}``).
+           Should it fail, the order still stands: ``cleanup_inventory``
+           drops the reservations of complete carts later, as sold.
+        6. ``inventory.signals.order_completed`` is sent once.
+
+        4 round trips whatever the number of lines. Raises ``CartInactive``
+        (not active, or expired during checkout), ``EmptyCart``,
+        ``CartChanged``, and the provider's errors (``PaymentDeclined``...).
+        """
+        import logging
+
+        from .signals import order_completed
+
+        cart = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active"},
+            {"$set": {"status": "pending", "last_modified": now()}},
+            return_document=ReturnDocument.AFTER,
+        )
+        if cart is None:
+            raise CartInactive("This cart is no longer active. Nothing was charged.")
+        wanted = {}
+        for line in cart["items"]:
+            wanted[line["sku"]] = wanted.get(line["sku"], 0) + line["qty"]
+        if not wanted:
+            self._unlock(cart_id)
+            raise EmptyCart()
+        try:
+            reserved = self._reservations(cart_id)
+        except Exception:
+            self._unlock(cart_id)
+            raise
+        if reserved != wanted:
+            self._unlock(cart_id)
+            raise CartChanged()
+        total = sum(line["qty"] * line["details"]["price"] for line in cart["items"])
+        try:
+            reference = provider.charge(total, payment, reference=cart_id)
+        except Exception:
+            self._unlock(cart_id)
+            raise
+        moment = now()
+        done = self.collection.update_one(
+            {"_id": cart_id, "status": "pending"},
+            {"$set": {"status": "complete", "last_modified": moment, "customer_name": customer_name,
+                      "customer_email": customer_email, "payment_reference": reference}},
+        )
+        if not done.matched_count:
+            provider.refund(reference)
+            raise CartInactive(
+                "Your cart expired while the payment was being taken; the payment was refunded."
+            )
+        try:
+            self._inventory().update_many(
+                {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
+            )
+        except Exception:
+            logging.getLogger(__name__).exception(
+                "Checkout of cart %s: reservations not pulled; cleanup_inventory will drop them.",
+                cart_id,
+            )
+        # As read back from MongoDB: naive UTC.
+        cart.update(status="complete", last_modified=moment.replace(tzinfo=None), customer_name=customer_name,
+                    customer_email=customer_email, payment_reference=reference)
+        lines = [{"sku": line["sku"], "qty": line["qty"], "price": line["details"]["price"]}
+                 for line in cart["items"]]
+        for receiver, error in order_completed.send_robust(
+            sender=self.model, cart_id=cart_id, lines=lines, customer=customer_email,
+            session_key=session_key or "", completed_at=moment,
+        ):
+            if isinstance(error, Exception):
+                logging.getLogger(__name__).error(
+                    "order_completed receiver %r failed for cart %s: %r", receiver, cart_id, error
+                )
+        return self.from_document(cart)
+
+    def _reservations(self, cart_id):
+        from .models import Inventory
+
+        return Inventory.objects.reservations_of(cart_id)
+
+    # -- seed 003 "Returning Inventory from Timed-Out Carts" -------------
+
+    def expire(self, timeout):
+        """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
+
+        1. One ``update_many`` marks the active carts, and the pending ones
+           (a checkout that crashed after its lock: see ``checkout``), older
+           than the threshold ``expiring``, tagged with this run's random
+           ``expiry_run``; a second one adopts carts left ``expiring`` by a
+           run that crashed (older than the threshold too).
+        2. One read streams this run's carts; a batch at a time, their lines'
+           reservations go back to ``qty`` (``_return_reservations``: one
+           write per SKU, conditional on the reservations holding the lines'
+           quantities, so nothing is returned twice).
+        3. One ``update_many`` makes this run's carts ``expired``.
+
+        The tag keeps every step one indexed pass, without lists of ids (a
+        concurrent run that adopts a cart takes over its expiry). Safe to run
+        twice or concurrently. Returns ``{'expired': n, 'returned': n}``
+        (carts, reservations). A reservation not returned here (its quantity
+        changed in flight) is returned by ``cleanup_inventory``.
+        """
+        threshold = now() - datetime.timedelta(seconds=timeout)
+        run = secrets.token_hex(8)
+        self.collection.update_many(
+            {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        self.collection.update_many(
+            {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
+            {"$set": {"expiry_run": run}},
+        )
+        return self._finish_expiring(run)
+
+    def expire_cart(self, cart_id):
+        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was live."""
+        run = secrets.token_hex(8)
+        locked = self.collection.update_one(
+            {"_id": cart_id, "status": {"$in": list(LIVE_STATUSES)}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        self._finish_expiring(run)
+        return bool(locked.matched_count)
+
+    def _return_reservations(self, carts):
+        """Return the reservations of the lines of ``carts`` (raw documents) to stock.
+
+        One write per SKU rather than per line: ``$inc`` by the sum of the
+        lines and ``$pull`` of every cart's entry, conditional (``$all`` of
+        ``$elemMatch``) on every entry holding its line's quantity. A SKU whose
+        write did not match (an entry changed in flight, or a line that was
+        never reserved) is found by one read and done entry by entry, each
+        write conditional on its own entry. Returns how many reservations
+        went back.
+        """
+        by_sku = {}
+        for cart in carts:
+            for line in cart.get("items", []):
+                by_sku.setdefault(line["sku"], []).append((cart["_id"], line["qty"]))
+        if not by_sku:
+            return 0
+        inventory = self._inventory()
+        grouped = inventory.bulk_write([
+            UpdateOne(
+                {"_id": sku,
+                 "carted": {"$all": [{"$elemMatch": {"cart_id": c, "qty": q}} for c, q in entries]}},
+                {"$inc": {"qty": sum(q for _, q in entries)},
+                 "$pull": {"carted": {"cart_id": {"$in": [c for c, _ in entries]}}}},
+            )
+            for sku, entries in by_sku.items()
+        ], ordered=False)
+        leftover = set()
+        if grouped.modified_count < len(by_sku):
+            cart_ids = [cart["_id"] for cart in carts]
+            leftover = {
+                d["_id"] for d in inventory.find(
+                    {"_id": {"$in": list(by_sku)}, "carted.cart_id": {"$in": cart_ids}}, {"_id": 1}
+                )
+            }
+        done = [sku for sku in by_sku if sku not in leftover]
+        if grouped.modified_count == len(done):
+            returned = sum(len(by_sku[sku]) for sku in done)
+        else:
+            # Some SKUs had nothing left to return (another run or cleanup got there
+            # first); which ones is not known: count one reservation per SKU written.
+            returned = grouped.modified_count
+        writes = [
+            UpdateOne(
+                {"_id": sku, "carted": {"$elemMatch": {"cart_id": c, "qty": q}}},
+                {"$inc": {"qty": q}, "$pull": {"carted": {"cart_id": c}}},
+            )
+            for sku in leftover
+            for c, q in by_sku[sku]
+        ]
+        if writes:
+            returned += inventory.bulk_write(writes, ordered=False).modified_count
+        return returned
+
+    def _finish_expiring(self, run):
+        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``)."""
+        returned = 0
+        cursor = self.collection.find(
+            {"status": "expiring", "expiry_run": run}, {"items.sku": 1, "items.qty": 1}
+        )
+        for batch in batched(cursor, BATCH_SIZE):
+            returned += self._return_reservations(batch)
+        expired = self.collection.update_many(
+            {"status": "expiring", "expiry_run": run},
+            {"$set": {"status": "expired", "last_modified": now()}},
+        ).modified_count
+        return {"expired": expired, "returned": returned}

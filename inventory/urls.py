@@ -1,0 +1,13 @@
+from django.urls import path
+
+from . import views
+
+app_name = "inventory"
+urlpatterns = [
+    path("cart/", views.cart, name="cart"),
+    path("cart/add/", views.add_to_cart, name="add"),
+    path("cart/update/", views.update_line, name="update"),
+    path("cart/remove/", views.remove_line, name="remove"),
+    path("checkout/", views.checkout, name="checkout"),
+    path("order/<str:cart_id>/", views.order, name="order"),
+]

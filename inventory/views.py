@@ -1,0 +1,191 @@
+"""Shopper pages: add to cart, the cart, checkout, the order confirmation. Thin views.
+
+A shopper's cart id lives in the Django session (a signed cookie), never in
+a form or a URL that could name another cart: the views act only on the
+session's cart. After each cart change the session also keeps the number of
+units in the cart (``cart_count``), which the header shows without a
+database round trip. Completed orders the session may see are listed in
+``orders``.
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from analytics.tracking import record_add_to_cart
+from catalog.models import Product
+
+from .forms import CheckoutForm, LineForm, RemoveForm
+from .managers import CartInactive, InventoryError
+from .models import Cart
+from .payments import PaymentError, get_provider
+
+CART_ID = "cart_id"
+CART_COUNT = "cart_count"
+ORDERS = "orders"
+ORDERS_KEPT = 10
+
+
+def _remember(request, cart_id, count):
+    """Store the session's cart id and its unit count (for the header link)."""
+    request.session[CART_ID] = cart_id
+    request.session[CART_COUNT] = count
+
+
+def _forget_cart(request):
+    request.session.pop(CART_ID, None)
+    request.session[CART_COUNT] = 0
+
+
+def _bad_form(request, form):
+    """400 with the form's errors as one line each."""
+    reasons = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+    return HttpResponseBadRequest(f"Bad request: {reasons}", content_type="text/plain")
+
+
+@require_POST
+def add_to_cart(request):
+    """POST ``/cart/add/`` (``sku``, ``qty``): reserve the units in the session's cart.
+
+    Starts a cart when the session has none, or a new one when its cart has
+    expired (and says so). Redirects to the product page with a message; an
+    unknown SKU is a 404, a bad quantity a message (nothing changed).
+    """
+    form = LineForm(request.POST)
+    sku = request.POST.get("sku", "")
+    try:
+        product = Product.objects.get_by_sku(sku)
+    except Product.DoesNotExist:
+        raise Http404("No such product.") from None
+    if not form.is_valid():
+        for errors in form.errors.values():
+            messages.error(request, f"Quantity: {' '.join(errors)}")
+        return redirect(product)
+    qty = form.cleaned_data["qty"]
+    details = {"title": product.title, "price": product.pricing.retail}
+    cart_id = request.session.get(CART_ID)
+    if not cart_id:
+        cart_id = Cart.objects.create_cart().id
+    try:
+        try:
+            count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
+        except CartInactive as expired:
+            if CART_ID in request.session:
+                messages.warning(request, str(expired))
+            cart_id = Cart.objects.create_cart().id
+            count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
+    except InventoryError as error:
+        request.session[CART_ID] = cart_id
+        messages.error(request, str(error))
+        return redirect(product)
+    _remember(request, cart_id, count)
+    record_add_to_cart(request, product.sku, qty)
+    messages.success(request, f"Added {qty} × {product.title} to your cart.")
+    return redirect(product)
+
+
+def _session_cart(request):
+    """The session's active cart, or None (an inactive one is forgotten, with a message)."""
+    cart = Cart.objects.get_cart(request.session.get(CART_ID))
+    if cart is None:
+        if CART_ID in request.session:
+            _forget_cart(request)
+        return None
+    if cart.status != Cart.ACTIVE:
+        if cart.status in (Cart.EXPIRING, Cart.EXPIRED):
+            messages.warning(request, "Your cart expired and its items went back on the shelf.")
+        _forget_cart(request)
+        return None
+    return cart
+
+
+def cart(request):
+    """``/cart/``: the session's cart with quantity and removal forms. One read."""
+    current = _session_cart(request)
+    if current is not None and request.session.get(CART_COUNT) != current.item_count:
+        request.session[CART_COUNT] = current.item_count
+    return render(request, "inventory/cart.html", {
+        "cart": current, "max_qty": settings.CART_MAX_LINE_QTY,
+    })
+
+
+def _change_line(request, form, change):
+    if not form.is_valid():
+        return _bad_form(request, form)
+    cart_id = request.session.get(CART_ID)
+    if not cart_id:
+        messages.error(request, "Your cart is empty.")
+        return redirect("inventory:cart")
+    try:
+        request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
+    except CartInactive as error:
+        _forget_cart(request)
+        messages.warning(request, str(error))
+    except InventoryError as error:
+        messages.error(request, str(error))
+    return redirect("inventory:cart")
+
+
+@require_POST
+def update_line(request):
+    """POST ``/cart/update/`` (``sku``, ``qty`` 0..max): change a line of the session's cart."""
+    return _change_line(
+        request, LineForm(request.POST, allow_zero=True),
+        lambda cart_id, data: Cart.objects.update_quantity(cart_id, data["sku"], data["qty"]),
+    )
+
+
+@require_POST
+def remove_line(request):
+    """POST ``/cart/remove/`` (``sku``): remove a line of the session's cart."""
+    return _change_line(
+        request, RemoveForm(request.POST),
+        lambda cart_id, data: Cart.objects.remove_item(cart_id, data["sku"]),
+    )
+
+
+def checkout(request):
+    """``/checkout/``: the order summary and the payment form; POST checks the cart out.
+
+    Success redirects to the confirmation page; a declined card shows the
+    reason with the cart intact; a cart that expired or changed sends the
+    shopper back to the cart with a message.
+    """
+    current = _session_cart(request)
+    if current is None or not current.items:
+        messages.info(request, "Your cart is empty.")
+        return redirect("inventory:cart")
+    form = CheckoutForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            order = Cart.objects.checkout(
+                current.id, get_provider(), form.card(),
+                customer_name=form.cleaned_data["name"], customer_email=form.cleaned_data["email"],
+                session_key=request.session.session_key or "",
+            )
+        except PaymentError as error:
+            form.add_error("card_number", str(error))
+        except CartInactive as error:
+            _forget_cart(request)
+            messages.warning(request, str(error))
+            return redirect("inventory:cart")
+        except InventoryError as error:
+            messages.error(request, str(error))
+            return redirect("inventory:cart")
+        else:
+            _forget_cart(request)
+            request.session[ORDERS] = [*request.session.get(ORDERS, []), order.id][-ORDERS_KEPT:]
+            return redirect("inventory:order", cart_id=order.id)
+    return render(request, "inventory/checkout.html", {"cart": current, "form": form})
+
+
+def order(request, cart_id):
+    """``/order/<cart_id>/``: the confirmation of an order this session placed (404 otherwise)."""
+    if cart_id not in request.session.get(ORDERS, []):
+        raise Http404("No such order.")
+    placed = Cart.objects.get_cart(cart_id)
+    if placed is None or placed.status != Cart.COMPLETE:
+        raise Http404("No such order.")
+    return render(request, "inventory/order.html", {"order": placed})

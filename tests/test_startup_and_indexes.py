@@ -1,0 +1,73 @@
+"""Start-up on the embedded engine, the seed indexes migrate creates, and the
+real-server side of the operation counter."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from pymongo import monitoring
+
+from catalog.models import Product
+from shop import mongo
+from shop.mongo.counter import CommandCounter, count_operations
+from shop.startup import prepare_embedded_store
+
+
+def test_migrate_creates_the_seed_indexes():
+    categories = mongo.get_collection("categories").index_information()
+    products = mongo.get_collection("products").index_information()
+    assert categories["ancestors_id"]["key"] == [("ancestors._id", 1)]
+    assert any(i["key"] == [("slug", 1)] and i.get("unique") for i in categories.values())
+    assert any(i["key"] == [("parent_id", 1)] for i in categories.values())
+    assert any(i["key"] == [("sku", 1)] and i.get("unique") for i in products.values())
+    assert products["type_genre_issue_date"]["key"] == [
+        ("type", 1), ("details.genre", 1), ("details.issue_date", -1)]
+    assert products["pct_savings"]["key"] == [("pricing.pct_savings", 1)]
+    assert products["type_actor_issue_date"]["key"] == [
+        ("type", 1), ("details.actor", 1), ("details.issue_date", -1)]
+    assert products["type_issue_date_title"]["key"] == [
+        ("type", 1), ("details.issue_date", -1), ("title", 1)]
+    assert products["categories"]["key"] == [("categories", 1)]
+
+
+@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
+                    reason="start-up prepares only the embedded engine")
+def test_start_up_loads_the_demo_catalog_and_creates_staff(settings):
+    settings.SHOP_LOAD_DEMO_CATALOG = True
+    settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD = "boss", "s3cret-pass"
+    assert prepare_embedded_store() is True
+    assert Product.objects.count() == 347
+    boss = get_user_model().objects.get(username="boss")
+    assert boss.is_staff and boss.is_superuser and boss.check_password("s3cret-pass")
+    # A second start (same process) loads nothing twice and keeps the user.
+    prepare_embedded_store()
+    assert Product.objects.count() == 347
+    assert get_user_model().objects.filter(username="boss").count() == 1
+
+
+@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
+                    reason="start-up prepares only the embedded engine")
+def test_start_up_without_debug_or_credentials_creates_no_user(settings):
+    settings.SHOP_LOAD_DEMO_CATALOG = False
+    settings.DEBUG = False
+    settings.SHOP_ADMIN_USERNAME = settings.SHOP_ADMIN_PASSWORD = ""
+    prepare_embedded_store()
+    assert get_user_model().objects.count() == 0
+    assert Product.objects.count() == 0
+
+
+def started(name, command):
+    return monitoring.CommandStartedEvent(
+        {name: command, "$db": "shop"}, "shop", request_id=1, connection_id=("127.0.0.1", 27017),
+        operation_id=1,
+    )
+
+
+def test_command_counter_records_a_servers_commands_but_not_the_drivers_own():
+    listener = CommandCounter()
+    with count_operations() as ops:
+        listener.started(started("find", "products"))
+        listener.started(started("update", "inventory"))
+        listener.started(started("hello", 1))
+        listener.started(started("endSessions", [{}]))
+        listener.started(started("ping", 1))
+    assert ops.operations == [("products", "find"), ("inventory", "update"), ("$cmd", "ping")]
+    assert (ops.writes, ops.reads) == (1, 2)

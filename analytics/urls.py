@@ -10,4 +10,5 @@ app_name = "analytics"
 urlpatterns = [
     path("", admin.site.admin_view(views.dashboard), name="dashboard"),
     path("reports/", admin.site.admin_view(views.reports), name="reports"),
+    path("rollup/", admin.site.admin_view(views.rollup_now), name="rollup"),
 ]

@@ -10,9 +10,10 @@ import datetime
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import BadRequest
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 from django.utils.safestring import mark_safe
 
 from .charts import revenue_and_units_svg
@@ -177,3 +178,13 @@ def reports(request):
         "weekdays": Event.reports.sales_by_weekday(period.start, period.end),
     }
     return render(request, "analytics/reports.html", context)
+
+
+@require_POST
+def rollup_now(request):
+    """POST ``/admin/analytics/rollup/``: roll up every event recorded until now, then back to the
+    dashboard with what it did. (On a server ``rollup_stats`` runs from cron; on the embedded
+    engine, whose store lives in the serving process, this is how staff refresh the figures.)"""
+    report = RollupProgress.objects.rollup()
+    messages.success(request, f"Rolled up: {report['hours']} hour{'s' * (report['hours'] != 1)} recomputed.")
+    return redirect("analytics:dashboard")

@@ -167,3 +167,12 @@ def test_compare_fallback_gives_cmp_answers():
         assert [r["c"] for r in rows] == [-1, 0, 1]
     finally:
         get_collection("cmp_probe").drop()
+
+
+def test_staff_can_roll_up_the_latest_events_from_the_dashboard(staff_client, sales):
+    Event.objects.import_sales([{"ref": "t:new", "sku": "A", "qty": 1, "amount": 1000, "ts": at(2024, 1, 1, 9)}], "t:")
+    assert staff_client.get("/admin/analytics/rollup/").status_code == 405
+    response = staff_client.post("/admin/analytics/rollup/", follow=True)
+    assert response.redirect_chain[-1][0] == "/admin/analytics/"
+    assert "1 hour recomputed" in response.content.decode()
+    assert [(b["label"], b["total"]) for b in response.context["bars"]] == [("2023", 4449), ("2024", 2800)]

@@ -137,3 +137,14 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
     client.post("/cart/add/", {"sku": "CHK-0001", "qty": 9})  # more than the stock: nothing recorded
     events = list(get_collection("events").find({"type": "cart"}))
     assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]
+
+
+@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
+                    reason="start-up prepares only the embedded engine")
+def test_embedded_start_up_loads_and_rolls_up_the_chinook_sales(settings):
+    from shop.startup import prepare_embedded_store
+
+    settings.SHOP_LOAD_DEMO_CATALOG = True
+    prepare_embedded_store()
+    assert Event.objects.count() == 2240
+    assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]

@@ -29,4 +29,5 @@ class Command(BaseCommand):
         except sqlite3.Error as error:
             raise CommandError(f"Cannot read the Chinook database {options['file']}: {error}") from None
         written, existing = Event.objects.import_sales(sales, REF_PREFIX)
-        self.stdout.write(f"Sales: {written} imported, {existing} already there.")
+        if options["verbosity"]:
+            self.stdout.write(f"Sales: {written} imported, {existing} already there.")

@@ -29,6 +29,8 @@ class Command(BaseCommand):
             raise CommandError("--lag must be 0 or more seconds.")
         until = utcnow() - datetime.timedelta(seconds=options["lag"])
         report = RollupProgress.objects.rollup(until=until)
+        if not options["verbosity"]:
+            return
         if report["resumed"]:
             self.stdout.write("Resumed the unfinished previous run.")
         periods = ", ".join(f"{n} {name}" for name, n in report["periods"].items())

@@ -157,11 +157,13 @@ def dashboard(request):
 
 def reports(request):
     """``/admin/analytics/reports/``: price bands, missing descriptions, monthly totals with
-    tax and sales by weekday (seed 004's operators) for ``?year=`` (default: all time / this year)."""
+    tax and sales by weekday (seed 004's operators) for ``?year=`` (default: all time, and the
+    latest year with sales for the monthly totals)."""
     period = Period.from_query(request.GET)
     if period.month is not None:
         raise BadRequest("Reports cover a year or all time.")
-    tax_year = period.year or datetime.datetime.now(UTC).year
+    years = [b["d"].year for b in RollupProgress.objects.buckets("yearly")]
+    tax_year = period.year or (years[-1] if years else datetime.datetime.now(UTC).year)
     tax_start = datetime.datetime(tax_year, 1, 1, tzinfo=UTC)
     missing_count, missing = Event.reports.missing_descriptions()
     context = {

@@ -176,3 +176,9 @@ def test_staff_can_roll_up_the_latest_events_from_the_dashboard(staff_client, sa
     assert response.redirect_chain[-1][0] == "/admin/analytics/"
     assert "1 hour recomputed" in response.content.decode()
     assert [(b["label"], b["total"]) for b in response.context["bars"]] == [("2023", 4449), ("2024", 2800)]
+
+
+def test_reports_default_to_the_latest_year_with_sales(staff_client, sales):
+    response = staff_client.get("/admin/analytics/reports/")
+    assert response.context["tax_year"] == 2024
+    assert [r["net"] for r in response.context["with_tax"]] == [1800]

@@ -16,10 +16,11 @@ import re
 from bson import ObjectId
 from bson.errors import InvalidId
 from django.db import connections, models
-from pymongo import ASCENDING, DESCENDING, UpdateOne
-from pymongo.errors import DuplicateKeyError
+from pymongo import ASCENDING, DESCENDING, TEXT, UpdateOne
+from pymongo.errors import DuplicateKeyError, OperationFailure
 from slugify import slugify
 
+from shop.mongo import is_embedded, read_preference
 from shop.mongo.documents import model_from_document
 
 
@@ -73,7 +74,33 @@ PRODUCT_INDEXES = [
     # Category pages sort by these: newest, price, title.
     ([("details.issue_date", DESCENDING)], {"name": "issue_date"}),
     ([("pricing.retail", ASCENDING)], {"name": "retail_price"}),
+    # An artist's products, newest first (as seed 001's actor index).
+    (
+        [("type", ASCENDING), ("details.artist", ASCENDING), ("details.issue_date", DESCENDING)],
+        {"name": "type_artist_issue_date"},
+    ),
+    # Search-as-you-type: an anchored prefix pattern over the lower-cased title.
+    ([("title_lower", ASCENDING), ("_id", ASCENDING)], {"name": "title_lower"}),
 ]
+
+# Fields the storefront search looks in: the text index on a real server,
+# the word-match fallback on the embedded engine.
+SEARCH_FIELDS = ("title", "description", "details.artist", "details.tracks.title",
+                 "details.actor", "details.director")
+# The text index (seed 001 "Find movies with a particular word in the
+# title", which now has its full-text index). ``migrate`` does not create it
+# (the embedded engine has no $text); ``ensure_indexes`` does.
+PRODUCT_TEXT_INDEX = (
+    [(field, TEXT) for field in SEARCH_FIELDS],
+    {"name": "product_text", "default_language": "english",
+     "weights": {"title": 10, "details.artist": 5, "details.actor": 5, "details.director": 3,
+                 "details.tracks.title": 2, "description": 1}},
+)
+
+
+def lower_title(title):
+    """The form of a title the prefix search matches: case-folded (``"AC/DC"`` -> ``"ac/dc"``)."""
+    return (title or "").casefold()
 
 
 def create_catalog_indexes(using="default"):
@@ -90,12 +117,38 @@ def create_catalog_indexes(using="default"):
     return names
 
 
+def fill_title_lower(using="default"):
+    """Set ``title_lower`` on every product from its title (one read, one ``bulk_write``).
+
+    Returns how many products were updated. Called by the migration that
+    adds the field.
+    """
+    collection = connections[using].get_collection("products")
+    updates = [
+        UpdateOne({"_id": d["_id"]}, {"$set": {"title_lower": lower_title(d.get("title"))}})
+        for d in collection.find({}, {"title": 1, "title_lower": 1})
+        if d.get("title_lower") != lower_title(d.get("title"))
+    ]
+    if updates:
+        collection.bulk_write(updates, ordered=False)
+    return len(updates)
+
+
 class MongoCollectionMixin:
     """Gives a manager ``collection``: the pymongo collection behind its model."""
 
     @property
     def collection(self):
         return connections[self.db].get_collection(self.model._meta.db_table)
+
+    @property
+    def read_collection(self):
+        """``collection`` with the ``MONGODB_READ_PREFERENCE`` read preference (seed 001
+        "Scaling read performance"), for the storefront's read-only queries.
+
+        Reads that a write depends on use ``collection`` (the primary).
+        """
+        return self.collection.with_options(read_preference=read_preference())
 
     def from_document(self, document, fields=None):
         """A model instance from a raw document (see ``model_from_document``)."""
@@ -117,7 +170,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         ``category.ancestors`` are its breadcrumbs, root first. Raises
         ``Category.DoesNotExist`` for an unknown slug.
         """
-        document = self.collection.find_one({"slug": str(slug)})
+        document = self.read_collection.find_one({"slug": str(slug)})
         if document is None:
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         return self.from_document(document)
@@ -128,7 +181,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         One read, projected to the names and slugs as in seed 000. Raises
         ``Category.DoesNotExist``.
         """
-        document = self.collection.find_one(
+        document = self.read_collection.find_one(
             {"slug": str(slug)},
             {"_id": 0, "name": 1, "slug": 1, "ancestors.slug": 1, "ancestors.name": 1},
         )
@@ -139,17 +192,17 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
 
     def top_level(self):
         """The categories without a parent, by name."""
-        cursor = self.collection.find({"parent_id": None}, _TREE_FIELDS).sort("name", ASCENDING)
+        cursor = self.read_collection.find({"parent_id": None}, _TREE_FIELDS).sort("name", ASCENDING)
         return [self.from_document(d) for d in cursor]
 
     def children(self, category):
         """The direct subcategories of ``category``, by name."""
-        cursor = self.collection.find({"parent_id": category.pk}).sort("name", ASCENDING)
+        cursor = self.read_collection.find({"parent_id": category.pk}).sort("name", ASCENDING)
         return [self.from_document(d) for d in cursor]
 
     def descendants(self, category):
         """Every category below ``category`` (through the ``ancestors._id`` index), in tree order."""
-        cursor = self.collection.find({"ancestors._id": category.pk})
+        cursor = self.read_collection.find({"ancestors._id": category.pk})
         return self.in_tree_order([self.from_document(d) for d in cursor])
 
     def subtree_and_top_level(self, category):
@@ -159,7 +212,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         the top categories by name; both hold name, slug and parent only. The top categories feed the navigation, so the page
         needs no other category query.
         """
-        cursor = self.collection.find(
+        cursor = self.read_collection.find(
             {"$or": [{"ancestors._id": category.pk}, {"parent_id": None}]}, _TREE_FIELDS
         )
         descendants, top = [], []
@@ -177,7 +230,7 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         categories by name.
         """
         ids = list(ids)
-        cursor = self.collection.find({"$or": [{"_id": {"$in": ids}}, {"parent_id": None}]})
+        cursor = self.read_collection.find({"$or": [{"_id": {"$in": ids}}, {"parent_id": None}]})
         by_id, top = {}, []
         for document in cursor:
             node = self.from_document(document)
@@ -325,15 +378,9 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         if node is None:
             raise self.model.DoesNotExist(f"No category {category.pk}.")
         parent_document = self._read_parent(new_parent)
+        self._refuse_cycle(node["_id"], node["name"], parent_document)
         new_ancestors = []
         if parent_document is not None:
-            if parent_document["_id"] == node["_id"]:
-                raise InvalidMove(f"{node['name']} cannot be moved under itself.")
-            if any(a["_id"] == node["_id"] for a in parent_document.get("ancestors", [])):
-                raise InvalidMove(
-                    f"{node['name']} cannot be moved under {parent_document['name']}, "
-                    "which is one of its own subcategories."
-                )
             new_ancestors = [*parent_document.get("ancestors", []), self._crumb(parent_document)]
         node_crumb = self._crumb(node)
         updates = [
@@ -358,17 +405,100 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
     def delete_category(self, category):
         """Delete ``category``; refused (``CategoryNotEmpty``, nothing changed) while it has
         subcategories or products listed in it."""
+        self.check_deletable(category)
+        self.collection.delete_one({"_id": category.pk})
+
+    # -- checks before a change (the admin's forms) --------------------
+
+    def check_move(self, category, new_parent):
+        """Refuse, before any write, a move of ``category`` under ``new_parent``.
+
+        ``new_parent`` is a Category, an id or None (top level). Reads the
+        parent only. Raises ``InvalidMove`` for a move under the category
+        itself or one of its descendants (seed 000 "Move a Category"),
+        ``Category.DoesNotExist`` for an unknown parent; returns None when the
+        move is allowed. ``move()`` checks again when it writes.
+        """
+        self._refuse_cycle(category.pk, category.name, self._read_parent(new_parent))
+
+    @staticmethod
+    def _refuse_cycle(category_id, name, parent_document):
+        """Raise ``InvalidMove`` when ``parent_document`` is the category or below it."""
+        if parent_document is None:
+            return
+        if parent_document["_id"] == category_id:
+            raise InvalidMove(f"{name} cannot be moved under itself.")
+        if any(a["_id"] == category_id for a in parent_document.get("ancestors", [])):
+            raise InvalidMove(
+                f"{name} cannot be moved under {parent_document['name']}, "
+                "which is one of its own subcategories."
+            )
+
+    def check_deletable(self, category):
+        """Refuse, before any write, a delete of ``category`` that ``delete_category`` would refuse.
+
+        Two reads at most. Raises ``CategoryNotEmpty`` (the message says why)
+        while the category has subcategories or products listed in it;
+        returns None when it may be deleted.
+        """
         if self.collection.find_one({"parent_id": category.pk}, {"_id": 1}) is not None:
             raise CategoryNotEmpty(f"{category.name} still has subcategories: move or delete them first.")
         from .models import Product
 
         if Product.objects.collection.find_one({"categories": category.pk}, {"_id": 1}) is not None:
             raise CategoryNotEmpty(f"{category.name} still has products: move or delete them first.")
-        self.collection.delete_one({"_id": category.pk})
 
     def delete_all(self):
         """Delete every category; returns how many. (``load_catalog --reset``.)"""
         return self.collection.delete_many({}).deleted_count
+
+    def create_many(self, nodes):
+        """Add many categories at once: 3 round trips, whatever their number.
+
+        ``nodes`` is a list of dicts ``{"_id": ObjectId, "name", "parent":
+        ObjectId | None, "taxonomy_id": int | None}``, each parent before its
+        children; a parent is an existing category or an earlier node. The
+        caller picks the ``_id`` so that later nodes can name it as parent.
+        Ancestors are built as in ``create_category`` (root first), slugs
+        from the names (``-2``, ``-3``... when taken), then one
+        ``insert_many``. Returns the new Categories in order. Raises
+        ``CatalogError`` for an empty name and ``Category.DoesNotExist`` for
+        an unknown parent, before writing anything.
+        """
+        nodes = list(nodes)
+        if not nodes:
+            return []
+        new_ids = {node["_id"] for node in nodes}
+        outside = {node["parent"] for node in nodes} - new_ids - {None}
+        known = {
+            d["_id"]: d
+            for d in self.collection.find(
+                {"_id": {"$in": list(outside)}}, {"slug": 1, "name": 1, "ancestors": 1}
+            )
+        } if outside else {}
+        taken = {d["slug"] for d in self.collection.find({}, {"slug": 1})}
+        documents = []
+        for node in nodes:
+            name = (node.get("name") or "").strip()
+            if not name:
+                raise CatalogError("A category needs a name.")
+            parent = node["parent"]
+            if parent is not None and parent not in known:
+                raise self.model.DoesNotExist(f"No parent category {parent!r}.")
+            ancestors = [] if parent is None else [
+                *known[parent].get("ancestors", []), self._crumb(known[parent])
+            ]
+            base = slugify(name, max_length=180) or "category"
+            slug, number = base, 2
+            while slug in taken:
+                slug, number = f"{base}-{number}", number + 1
+            taken.add(slug)
+            document = {"_id": node["_id"], "name": name, "slug": slug, "parent_id": parent,
+                        "ancestors": ancestors, "taxonomy_id": node.get("taxonomy_id")}
+            known[node["_id"]] = document
+            documents.append(document)
+        self.collection.insert_many(documents, ordered=True)
+        return [self.from_document(d) for d in documents]
 
 
 SORTS = {
@@ -387,69 +517,12 @@ _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist":
 _CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
 
 
-class ProductListing:
-    """The products of a set of categories, sorted: a sequence for Django's Paginator.
-
-    ``count()`` and the requested page come from one aggregation (a
-    ``$facet`` with the total and the page), so a paginated category page
-    costs one round trip for its products. Another slice costs one more.
-    """
-
-    def __init__(self, manager, category_ids, sort, page_hint=(0, 24)):
-        self.manager = manager
-        self.match = {"categories": {"$in": list(category_ids)}}
-        self.sort = SORTS[sort]
-        self.page_hint = page_hint
-        self._total = None
-        self._page = None
-
-    def _run(self, start, stop):
-        pipeline = [
-            {"$match": self.match},
-            # Only what a card shows flows on (the sort keys are among it).
-            {"$project": _CARD_FIELDS},
-            {"$facet": {
-                "total": [{"$count": "n"}],
-                "items": [
-                    {"$sort": dict(self.sort)},
-                    {"$skip": start},
-                    {"$limit": max(stop - start, 1)},
-                ],
-            }},
-        ]
-        result = next(iter(self.manager.collection.aggregate(pipeline)), {"total": [], "items": []})
-        self._total = result["total"][0]["n"] if result["total"] else 0
-        self._page = (start, stop, [self.manager.from_document(d, _CARD_FIELD_NAMES)
-                                    for d in result["items"]])
-
-    def count(self):
-        if self._total is None:
-            self._run(*self.page_hint)
-        return self._total
-
-    def __len__(self):
-        return self.count()
-
-    def __getitem__(self, index):
-        if not isinstance(index, slice):
-            return self[index:index + 1][0]
-        start, stop = index.start or 0, index.stop
-        if stop is None:
-            stop = self.count()
-        cached_start, cached_stop, items = self._page or (0, 0, [])
-        # Within the window already read (Paginator trims the last page to the count).
-        if not (cached_start <= start and (stop <= cached_stop or len(items) < cached_stop - cached_start)):
-            self._run(start, stop)
-            cached_start, cached_stop, items = self._page
-        return items[start - cached_start:stop - cached_start]
-
-
 class ProductManager(MongoCollectionMixin, models.Manager):
     """Seed 001's product catalog reads."""
 
     def get_by_sku(self, sku):
         """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
-        document = self.collection.find_one({"sku": str(sku)})
+        document = self.read_collection.find_one({"sku": str(sku)})
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.from_document(document)
@@ -463,17 +536,18 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         for an unknown sort.
         """
         start = (max(page, 1) - 1) * per_page
-        return ProductListing(self, category_ids, sort, page_hint=(start, start + per_page))
+        return ProductListing(self, {"categories": {"$in": list(category_ids)}}, SORTS[sort],
+                              page_hint=(start, start + per_page))
 
     def newest(self, limit=8):
         """The ``limit`` newest products (cards only), for the home page."""
-        cursor = self.collection.find({}, _CARD_FIELDS).sort(SORTS["newest"]).limit(limit)
+        cursor = self.read_collection.find({}, _CARD_FIELDS).sort(SORTS["newest"]).limit(limit)
         return [self.from_document(d, _CARD_FIELD_NAMES) for d in cursor]
 
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
         pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
-        return {row["_id"]: row["n"] for row in self.collection.aggregate(pipeline)}
+        return {row["_id"]: row["n"] for row in self.read_collection.aggregate(pipeline)}
 
     def sync(self, products):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
@@ -488,6 +562,8 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         from shop.mongo.documents import model_to_document
 
         documents = [model_to_document(p, self.db) for p in products]
+        for document in documents:
+            document["title_lower"] = lower_title(document["title"])
         skus = [d["sku"] for d in documents]
         stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
         writes, report = [], {"created": 0, "updated": 0, "unchanged": 0}
@@ -510,3 +586,257 @@ class ProductManager(MongoCollectionMixin, models.Manager):
     def delete_all(self):
         """Delete every product; returns how many. (``load_catalog --reset``.)"""
         return self.collection.delete_many({}).deleted_count
+
+    # -- storefront queries (seed 001 "Operations") ----------------------
+
+    def by_genre(self, genre, product_type=None):
+        """Products of ``product_type`` (default ``Audio Album``) in ``genre``, newest first.
+
+        Seed 001 "Find albums by genre and sort by year produced", served by
+        the ``(type, details.genre, details.issue_date -1)`` index. Returns a
+        ``ProductQuery`` (count + one page: 2 round trips).
+        """
+        return ProductQuery(self, {
+            "type": str(product_type or self.model.AUDIO_ALBUM),
+            "details.genre": str(genre),
+        }, SORTS["newest"])
+
+    def deals(self, min_pct_savings=0):
+        """Products saving more than ``min_pct_savings`` percent, biggest saving first.
+
+        Seed 001 "Find products sorted by percentage discount descending",
+        served by the ``pricing.pct_savings`` index. Ties come in ``_id``
+        order. Returns a ``ProductQuery``.
+        """
+        return ProductQuery(
+            self,
+            {"pricing.pct_savings": {"$gt": int(min_pct_savings)}},
+            [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)],
+        )
+
+    def by_artist(self, artist):
+        """The albums and TV seasons of ``artist`` (exact name), newest first.
+
+        Served by the ``(type, details.artist, details.issue_date -1)`` index.
+        Returns a ``ProductQuery``.
+        """
+        return ProductQuery(self, {
+            "type": {"$in": [self.model.AUDIO_ALBUM, self.model.TV_SEASON]},
+            "details.artist": str(artist),
+        }, SORTS["newest"])
+
+    def by_actor(self, actor):
+        """The films starring ``actor`` (exact name), newest first.
+
+        Seed 001 "Find movies based on starring actor", served by the
+        ``(type, details.actor, details.issue_date -1)`` index. Returns a
+        ``ProductQuery``.
+        """
+        return ProductQuery(
+            self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
+        )
+
+    def listing_in_price_range(self, category_ids, min_cents=None, max_cents=None, **kwargs):
+        """``listing()`` restricted to retail prices within ``[min_cents, max_cents]``.
+
+        Either bound may be None (no bound). Other keyword arguments are
+        ``listing()``'s. Still one round trip for the count and the page.
+        """
+        listing = self.listing(category_ids, **kwargs)
+        bounds = {}
+        if min_cents is not None:
+            bounds["$gte"] = int(min_cents)
+        if max_cents is not None:
+            bounds["$lte"] = int(max_cents)
+        if bounds:
+            listing.match["pricing.retail"] = bounds
+        return listing
+
+    def search(self, text, page=1, per_page=24):
+        """Products matching the words of ``text`` (a shopper's query string).
+
+        ``text`` is split into words (``search_words``); punctuation and
+        operators (``.*``, ``$where``, ``{"$ne": 1}``) are never passed on as
+        a pattern or an operator. On a real server: a ``$text`` query on the
+        ``product_text`` index (``ensure_indexes``), best match first. On the
+        embedded engine, which has no ``$text``: products where a word of
+        ``SEARCH_FIELDS`` starts with one of the words, case-insensitive, by
+        title; as it has no index, the count and the page (``page`` and
+        ``per_page`` say which will be asked for) come from one aggregation,
+        one scan (a ``ProductListing``). Returns a sequence for Paginator: a
+        ``ProductQuery`` on a server (count, page: 2 round trips), a
+        ``ProductListing`` on the embedded engine (1), an empty
+        ``ProductQuery`` (no round trip) when ``text`` holds no word.
+        """
+        words = search_words(text)
+        if not words:
+            return ProductQuery(self, None, [])
+        if is_embedded(self.db):
+            pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
+            condition = {"$regex": pattern, "$options": "i"}
+            start = (max(page, 1) - 1) * per_page
+            return ProductListing(self, {"$or": [{field: condition} for field in SEARCH_FIELDS]},
+                                  SORTS["title"], page_hint=(start, start + per_page))
+        score = {"$meta": "textScore"}
+        return ProductQuery(
+            self,
+            {"$text": {"$search": " ".join(words)}},
+            [("score", score), ("_id", ASCENDING)],
+            projection={**_CARD_FIELDS, "score": score},
+        )
+
+    def suggest(self, prefix, limit=8):
+        """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
+
+        Seed 001's index-friendly prefix pattern: an anchored, escaped
+        pattern over ``title_lower`` (served by its index). Returns a list of
+        Products with ``sku`` and ``title`` only; ``[]`` for a blank prefix.
+        One round trip.
+        """
+        prefix = lower_title(str(prefix)).lstrip()[:MAX_SUGGEST_PREFIX]
+        if not prefix:
+            return []
+        cursor = self.read_collection.find(
+            {"title_lower": {"$regex": "^" + re.escape(prefix)}}, {"sku": 1, "title": 1}
+        ).sort([("title_lower", ASCENDING), ("_id", ASCENDING)]).limit(int(limit))
+        return [self.from_document(d, {"sku", "title"}) for d in cursor]
+
+
+MAX_SEARCH_WORDS = 10
+MAX_SUGGEST_PREFIX = 100
+
+
+def search_words(text):
+    """The words of a search query: runs of letters and digits, lower-cased, at most
+    ``MAX_SEARCH_WORDS``, without repeats. ``"$where (Led) .*"`` -> ``["where", "led"]``."""
+    words = []
+    for word in re.findall(r"\w+", str(text or "").casefold()):
+        if word not in words:
+            words.append(word)
+    return words[:MAX_SEARCH_WORDS]
+
+
+class SearchUnavailable(CatalogError):
+    """The server has no text index for ``$text`` (run ``python manage.py ensure_indexes``)."""
+
+
+# The server's answer to a $text query without a text index.
+_INDEX_NOT_FOUND = 27
+
+
+class ProductQuery:
+    """A filter and a sort over products, as a sequence for Django's Paginator.
+
+    ``count()`` is one ``count_documents`` and each page one ``find`` with
+    sort, skip and limit, both on the read preference's members: a page of
+    results costs 2 round trips (1 when there is nothing to show). A
+    ``match`` of None is a query that matches nothing (no round trip).
+    Products come with the card fields only.
+    """
+
+    def __init__(self, manager, match, sort, projection=None):
+        self.manager = manager
+        self.match = match
+        self.sort = sort
+        self.projection = projection or _CARD_FIELDS
+        self._total = None
+        self._page = None
+
+    def count(self):
+        """How many products match (one ``count_documents``, then cached).
+
+        Raises ``SearchUnavailable`` for a ``$text`` query on a server without
+        the text index (as does reading a page).
+        """
+        if self._total is None:
+            self._total = 0 if self.match is None else self._read(
+                lambda: self.manager.read_collection.count_documents(self.match)
+            )
+        return self._total
+
+    @staticmethod
+    def _read(function):
+        try:
+            return function()
+        except OperationFailure as error:
+            if error.code == _INDEX_NOT_FOUND:
+                raise SearchUnavailable(
+                    "Search is not available: the text index is missing "
+                    "(python manage.py ensure_indexes)."
+                ) from error
+            raise
+
+    def __len__(self):
+        return self.count()
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index:index + 1][0]
+        start, stop = index.start or 0, index.stop
+        if self.match is None or (stop is not None and stop <= start):
+            return []
+        if not self._has_read(start, stop):
+            self._page = (start, stop, self._read(lambda: self._read_page(start, stop)))
+        first, _last, items = self._page
+        return items[start - first:None if stop is None else stop - first]
+
+    def _has_read(self, start, stop):
+        """Whether the products of ``[start:stop]`` were read already (Paginator trims the
+        last page to the count, a slice within the page read)."""
+        if self._page is None or start < self._page[0]:
+            return False
+        first, last, items = self._page
+        reached_the_end = last is None or len(items) < last - first
+        return reached_the_end or (stop is not None and stop <= last)
+
+    def _read_page(self, start, stop):
+        """The products of ``[start:stop]`` (``stop`` None: to the end): one ``find``."""
+        cursor = self._cursor().skip(start)
+        if stop is not None:
+            cursor = cursor.limit(stop - start)
+        fields = {key.split(".")[0] for key in self.projection} - {"score"}
+        return [self.manager.from_document(d, fields) for d in cursor]
+
+    def _cursor(self):
+        cursor = self.manager.read_collection.find(self.match, self.projection)
+        return cursor.sort(self.sort) if self.sort else cursor
+
+    def explain(self):
+        """The server's ``explain`` of the first page's find (a dict; real server only)."""
+        return self._cursor().limit(1).explain()
+
+
+class ProductListing(ProductQuery):
+    """A ``ProductQuery`` whose count and page come from one aggregation.
+
+    A ``$facet`` returns the total and the page together, so a paginated
+    category page costs one round trip for its products (where a plain
+    ``ProductQuery`` costs two). ``page_hint`` is the ``(start, stop)`` that
+    Paginator will ask for; ``count()`` reads it along. Another slice costs
+    one more aggregation. Sorting happens after the match, in memory: right
+    for a category page's few hundred products, while the seed queries that
+    an index sorts use a ``ProductQuery``.
+    """
+
+    def __init__(self, manager, match, sort, page_hint=(0, 24)):
+        super().__init__(manager, match, sort)
+        self.page_hint = page_hint
+
+    def count(self):
+        if self._total is None:
+            self[slice(*self.page_hint)]
+        return self._total
+
+    def _read_page(self, start, stop):
+        window = [{"$sort": dict(self.sort)}, {"$skip": start}]
+        if stop is not None:
+            window.append({"$limit": max(stop - start, 1)})
+        pipeline = [
+            {"$match": self.match},
+            # Only what a card shows flows on (the sort keys are among it).
+            {"$project": self.projection},
+            {"$facet": {"total": [{"$count": "n"}], "items": window}},
+        ]
+        result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})
+        self._total = result["total"][0]["n"] if result["total"] else 0
+        return [self.manager.from_document(d, _CARD_FIELD_NAMES) for d in result["items"]]

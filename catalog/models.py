@@ -17,7 +17,7 @@ from django_mongodb_backend.fields import (
 )
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import CategoryManager, ProductManager
+from .managers import CategoryManager, ProductManager, lower_title
 
 
 class Ancestor(EmbeddedModel):
@@ -174,6 +174,9 @@ class Product(models.Model):
     sku = models.CharField("SKU", max_length=64, unique=True)
     type = models.CharField(max_length=40, choices=TYPE_CHOICES)
     title = models.CharField(max_length=300)
+    # The title lower-cased, for the index-friendly prefix search (seed 001
+    # "Regular Expression Pitfalls"); kept in sync by save() and sync().
+    title_lower = models.CharField(max_length=300, blank=True, default="", editable=False)
     description = models.TextField(blank=True, default="")
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
@@ -190,6 +193,14 @@ class Product(models.Model):
 
     def __str__(self):
         return f"{self.title} ({self.sku})"
+
+    def save(self, *args, **kwargs):
+        """Save, keeping ``title_lower`` equal to the lower-cased title."""
+        self.title_lower = lower_title(self.title)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "title" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "title_lower"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])

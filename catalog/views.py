@@ -1,15 +1,21 @@
-"""Storefront pages: home, category, product. Thin: parse, call a manager, render."""
+"""Storefront pages: home, category, product, the seed 001 queries (genre, deals,
+artist, actor) and search. Thin: parse, call a manager, render."""
+
+import logging
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from analytics.tracking import record_product_view
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
-from .managers import DEFAULT_SORT, SORT_LABELS, SORTS
+from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
+from .managers import DEFAULT_SORT, SORT_LABELS, SORTS, SearchUnavailable
 from .models import Category, Product
+
+logger = logging.getLogger(__name__)
 
 
 def home(request):
@@ -34,7 +40,9 @@ def _page_number(request):
 
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
-    descendants, sorted (``?sort=``) and paginated (``?page=``). Three reads.
+    descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
+    in dollars; 400 with the form's errors and no filter when invalid) and paginated
+    (``?page=``). Three reads.
     """
     try:
         node = Category.objects.get_by_slug(slug)
@@ -46,8 +54,11 @@ def category(request, slug):
         sort = DEFAULT_SORT
     number = _page_number(request)
     per_page = settings.CATALOG_PAGE_SIZE
-    listing = Product.objects.listing(
-        [node.pk, *(d.pk for d in descendants)], sort=sort, page=number, per_page=per_page
+    price_form = PriceRangeForm(request.GET)
+    min_cents, max_cents = price_form.cents() if price_form.is_valid() else (None, None)
+    listing = Product.objects.listing_in_price_range(
+        [node.pk, *(d.pk for d in descendants)], min_cents, max_cents,
+        sort=sort, page=number, per_page=per_page,
     )
     page = Paginator(listing, per_page).get_page(number)
     crumbs = category_crumbs(node)
@@ -60,7 +71,8 @@ def category(request, slug):
         "sort": sort,
         "sort_labels": SORT_LABELS,
         "top_categories": top,
-    })
+        "price_form": price_form,
+    }, status=200 if price_form.is_valid() else 400)
 
 
 def product(request, sku):
@@ -82,3 +94,97 @@ def product(request, sku):
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
     })
+
+
+# -- storefront queries and search (seed 001 "Operations") ----------------
+
+
+def _product_list(request, query, context, status=200, not_found_if_empty=False):
+    """Render ``catalog/product_list.html``: a page of ``query`` (a ``ProductQuery`` or
+    ``ProductListing``).
+
+    Costs the query's 2 round trips (count, page) plus the header's top
+    categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
+    """
+    number = _page_number(request)
+    page = Paginator(query, settings.CATALOG_PAGE_SIZE).get_page(number)
+    if not_found_if_empty and page.paginator.count == 0:
+        raise Http404("Nothing to show.")
+    return render(request, "catalog/product_list.html", {"page": page, **context}, status=status)
+
+
+def genre(request, genre):
+    """``/genre/<genre>/``: the albums of a genre, newest first (``?type=`` another product
+    type: ``Film``, ``TV Season``). 404 when the genre has none; 400 for an unknown type."""
+    product_type = request.GET.get("type", Product.AUDIO_ALBUM)
+    if product_type not in dict(Product.TYPE_CHOICES):
+        return render(request, "400.html", status=400)
+    return _product_list(request, Product.objects.by_genre(genre, product_type), {
+        "heading": genre, "subheading": f"{product_type}s, newest first",
+    }, not_found_if_empty=True)
+
+
+def deals(request):
+    """``/deals/?min=15``: products saving more than ``min`` percent, biggest saving first."""
+    form = DealsForm(request.GET)
+    if not form.is_valid():
+        return render(request, "catalog/product_list.html",
+                      {"heading": "Deals", "form": form, "page": None}, status=400)
+    threshold = form.threshold()
+    return _product_list(request, Product.objects.deals(threshold), {
+        "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
+        "form": form,
+    })
+
+
+def artist(request, name):
+    """``/artist/<name>/``: an artist's albums and TV seasons, newest first (404 for none)."""
+    return _product_list(request, Product.objects.by_artist(name), {
+        "heading": name, "subheading": "Newest first",
+    }, not_found_if_empty=True)
+
+
+def actor(request, name):
+    """``/actor/<name>/``: the films starring an actor, newest first (404 for none)."""
+    return _product_list(request, Product.objects.by_actor(name), {
+        "heading": name, "subheading": "Films, newest first",
+    }, not_found_if_empty=True)
+
+
+def search(request):
+    """``/search/?q=``: products matching the words of ``q`` (see ``ProductManager.search``).
+
+    Two round trips for the results (count, page; one on the embedded engine)
+    plus the header's top categories; none for a query without words. 400 for a query over 200
+    characters; 503 when the server lacks the text index (logged).
+    """
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return render(request, "catalog/product_list.html",
+                      {"heading": "Search", "search_form": form, "page": None}, status=400)
+    q = form.cleaned_data["q"]
+    context = {"heading": f"Results for “{q}”" if q else "Search",
+               "search_form": form, "search_query": q, "is_search": True}
+    try:
+        results = Product.objects.search(
+            q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE
+        )
+        return _product_list(request, results, context)
+    except SearchUnavailable as error:
+        logger.error("%s", error)
+        return render(request, "catalog/product_list.html",
+                      {**context, "page": None, "unavailable": True}, status=503)
+
+
+def suggest(request):
+    """``/search/suggest/?q=``: JSON ``{"query", "suggestions": [{"title", "sku", "url"}]}``,
+    up to 8 products whose title starts with ``q`` (any case). One round trip. 400 (JSON
+    ``{"error"}``) for a prefix over 100 characters."""
+    form = SuggestForm(request.GET)
+    if not form.is_valid():
+        return JsonResponse({"error": form.errors["q"][0]}, status=400)
+    q = form.cleaned_data["q"]
+    return JsonResponse({"query": q, "suggestions": [
+        {"title": p.title, "sku": p.sku, "url": p.get_absolute_url()}
+        for p in Product.objects.suggest(q)
+    ]})

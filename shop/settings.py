@@ -2,6 +2,9 @@
 
 MONGODB_URI           a MongoDB server (unset: the embedded in-process engine)
 MONGODB_NAME          database name (default "shop")
+MONGODB_READ_PREFERENCE  read preference of the catalog's read-only queries
+                      (primary, primaryPreferred, secondary, secondaryPreferred,
+                      nearest; default primary)
 DJANGO_SECRET_KEY     required when DJANGO_DEBUG is off
 DJANGO_DEBUG          "1"/"true" for development (default off)
 DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[::1])
@@ -117,6 +120,10 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
 # Products shown on a category page.
 CATALOG_PAGE_SIZE = 24
+
+# Catalog search and read scaling (issue 5): the read preference of the
+# catalog's read-only queries (seed 001 "Scaling read performance").
+MONGODB_READ_PREFERENCE = env.str("MONGODB_READ_PREFERENCE", default="primary")
 
 # Inventory, carts and checkout (inventory app).
 INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load_catalog --stock

@@ -183,3 +183,25 @@ def test_in_and_nin_match_as_on_a_server(probe):
     assert ids({"tags": {"$in": wanted}}) == [2]
     wanted.append(a)
     assert ids({"tags": {"$in": wanted}}) == [1, 2, 3]
+
+
+def test_insert_many_respects_partial_unique_indexes(probe):
+    # Django's unique fields become partial unique indexes on MongoDB.
+    probe.create_index("slug", unique=True, partialFilterExpression={"slug": {"$type": "string"}})
+    probe.insert_many([{"slug": "same"}, {"slug": None}, {"slug": None}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"slug": "same"}])
+    with pytest.raises(Exception, match="Duplicate"):
+        probe.insert_many([{"slug": "twice"}, {"slug": "twice"}])
+    assert probe.count_documents({"slug": "same"}) == 1
+    assert probe.count_documents({"slug": None}) == 2
+
+
+def test_models_unique_fields_hold_on_insert_many():
+    from pymongo.errors import BulkWriteError, DuplicateKeyError
+
+    products = mongo.get_collection("products")
+    products.insert_many([{"sku": "DUP", "title": "a"}])
+    with pytest.raises((DuplicateKeyError, BulkWriteError)):
+        products.insert_many([{"sku": "DUP", "title": "b"}])
+    assert products.count_documents({"sku": "DUP"}) == 1

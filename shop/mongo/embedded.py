@@ -103,15 +103,23 @@ def _batch_keeps_unique_indexes(collection, documents):
     """
     store = collection._store
     for index in store.indexes.values():
-        if not index.get("unique") or index.get("partialFilterExpression") is not None:
+        if not index.get("unique"):
             continue
         key, sparse = index.get("key"), index.get("sparse")
+        partial = index.get("partialFilterExpression")
+
+        def entries_of(document):
+            # A partial index covers only the documents its filter matches.
+            if partial is not None and not mongomock_filtering.filter_applies(partial, document):
+                return ()
+            return collection._compute_index_entries(document, key, sparse) or ()
+
         try:
             taken = set()
             for document in store.documents:
-                taken.update(collection._compute_index_entries(document, key, sparse) or ())
+                taken.update(entries_of(document))
             for document in documents:
-                entries = collection._compute_index_entries(document, key, sparse) or ()
+                entries = entries_of(document)
                 if any(entry in taken for entry in entries):
                     return False
                 taken.update(entries)

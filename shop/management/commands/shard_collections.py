@@ -1,0 +1,39 @@
+"""``python manage.py shard_collections``: shard the shop's collections with
+DESIGN.md's shard keys (``shop.mongo.sharding.SHARD_KEYS``), printing each
+command's answer.
+
+Only a sharded cluster can do this: on the embedded engine, or on a server
+that is not a mongos, the command says why and exits non-zero without
+sending anything. It also exits non-zero when the cluster refused one of the
+commands (after trying them all).
+"""
+
+from bson import json_util
+from django.core.management.base import BaseCommand, CommandError
+
+from shop.mongo import is_embedded, sharding
+
+
+class Command(BaseCommand):
+    help = "Shard the shop's collections on a sharded cluster (connect MONGODB_URI to a mongos)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--database", default="default", help="Database alias (default: default).")
+
+    def handle(self, *args, **options):
+        alias = options["database"]
+        if is_embedded(alias):
+            raise CommandError("The embedded engine cannot be sharded: set MONGODB_URI to the "
+                               "mongos of a sharded cluster.")
+        hello = sharding.server_hello(alias)
+        if not sharding.is_mongos(hello):
+            raise CommandError(f"MONGODB_URI points to {sharding.describe_server(hello)}, not a "
+                               "mongos: sharding needs a sharded cluster.")
+        refused = []
+        for command, answer, ok in sharding.shard_collections(alias):
+            self.stdout.write(f"{command}: {json_util.dumps(answer)}")
+            if not ok:
+                refused.append(command.split(" ")[1])
+        if refused:
+            raise CommandError(f"The cluster refused {len(refused)} command(s): {', '.join(refused)}.")
+        self.stdout.write(self.style.SUCCESS("Every collection is sharded."))

@@ -1,0 +1,31 @@
+"""``make_product()``: a product saved through the ORM, with sensible defaults, for tests."""
+
+import datetime
+import itertools
+
+from catalog.models import AlbumDetails, FilmDetails, Pricing, Product, Track
+
+_numbers = itertools.count(1)
+
+
+def make_product(title="Album", *, type=Product.AUDIO_ALBUM, artist="Artist", genre=("Rock",),
+                 year=2020, list_cents=1000, retail_cents=None, categories=(), tracks=(),
+                 actor=(), director=(), description="", sku=None):
+    """Save and return a Product; ``year`` gives ``details.issue_date`` (1 January, UTC)."""
+    issue_date = datetime.datetime(year, 1, 1, tzinfo=datetime.UTC) if year else None
+    if type == Product.FILM:
+        details = FilmDetails(actor=list(actor), director=list(director), genre=list(genre),
+                              issue_date=issue_date)
+    else:
+        details = AlbumDetails(
+            artist=artist, genre=list(genre), issue_date=issue_date,
+            tracks=[Track(number=i, title=t, duration=180000, price=99)
+                    for i, t in enumerate(tracks, 1)],
+        )
+    product = Product(
+        sku=sku or f"T-{next(_numbers):05d}", type=type, title=title, description=description,
+        categories=list(categories), details=details,
+        pricing=Pricing.from_prices(list_cents, list_cents if retail_cents is None else retail_cents),
+    )
+    product.save()
+    return product

@@ -132,9 +132,10 @@ class EventManager(MongoCollectionMixin, models.Manager):
         ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit}, ...]``
         (the ``order_completed`` signal's). Each line's ``amount`` is
         ``price * qty`` cents; its ``ref`` is ``order:<cart_id>:<line number>``,
-        so a signal delivered twice writes nothing the second time (one
-        upsert per line). ``ts``: when the order completed (aware UTC;
-        default now). Returns the number of sale events written.
+        so a signal delivered twice (same cart, shopper and ``ts``) writes
+        nothing the second time (one upsert per line). ``ts``: when the order
+        completed (aware UTC; default now). Returns the number of sale events
+        written.
         """
         written = 0
         for number, line in enumerate(lines, start=1):
@@ -143,8 +144,11 @@ class EventManager(MongoCollectionMixin, models.Manager):
                 self.model.SALE, line["sku"], qty=qty, amount=price * qty, userid=userid, ts=ts,
                 ref=f"order:{cart_id}:{number}",
             )
+            # The filter holds the shard key of events, (userid, ts): an upsert on a
+            # sharded collection needs it.
             result = self.collection.update_one(
-                {"ref": document["ref"]}, {"$setOnInsert": document}, upsert=True
+                {"userid": document["userid"], "ts": document["ts"], "ref": document["ref"]},
+                {"$setOnInsert": document}, upsert=True,
             )
             written += 1 if result.upserted_id is not None else 0
         return written

@@ -1,7 +1,9 @@
 """``python manage.py rollup_stats``: roll the events up into ``stats.hourly`` ... ``stats.yearly``.
 
 Incremental (seed 001): only the periods touched by events recorded since
-the last run are recomputed. Events recorded in the last ``--lag`` seconds
+the last run are recomputed. Periods are UTC: hours, days, ISO weeks (Monday
+00:00 to Sunday 24:00, so a week may span two months or two years), months
+from the 1st, years from January 1st. Events recorded in the last ``--lag`` seconds
 (default 60, as in the seed) wait for the next run, so that a write still
 in flight when the run starts is not skipped. Safe to re-run, and after a
 crash: see ``analytics.managers.RollupManager``.

@@ -148,3 +148,15 @@ def test_embedded_start_up_loads_and_rolls_up_the_chinook_sales(settings):
     prepare_embedded_store()
     assert Event.objects.count() == 2240
     assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
+
+
+def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    response = client.get("/admin/analytics/")
+    expected = invoice_totals_by_year()
+    assert [(int(b["label"]), b["total"]) for b in response.context["bars"]] == [
+        (year, cents) for year, (cents, _count) in sorted(expected.items())]
+    html = response.content.decode()
+    assert all(f'href="?year={year}"' in html for year in expected)

@@ -8,6 +8,8 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
+from analytics.tracking import record_product_view
+
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .managers import DEFAULT_SORT, SORT_LABELS, SORTS, SearchUnavailable
@@ -74,11 +76,15 @@ def category(request, slug):
 
 
 def product(request, sku):
-    """``/p/<sku>/``: the product with the breadcrumbs of its first category. Two reads."""
+    """``/p/<sku>/``: the product with the breadcrumbs of its first category.
+
+    Two reads, and one write: the product view event (analytics).
+    """
     try:
         item = Product.objects.get_by_sku(sku)
     except Product.DoesNotExist:
         raise Http404("No such product.") from None
+    record_product_view(request, item.sku)
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
     return render(request, "catalog/product.html", {

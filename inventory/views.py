@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from analytics.tracking import record_add_to_cart
 from catalog.models import Product
 
 from .forms import CheckoutForm, LineForm, RemoveForm
@@ -80,6 +81,7 @@ def add_to_cart(request):
         messages.error(request, str(error))
         return redirect(product)
     _remember(request, cart_id, count)
+    record_add_to_cart(request, product.sku, qty)
     messages.success(request, f"Added {qty} × {product.title} to your cart.")
     return redirect(product)
 

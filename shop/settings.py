@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
     "shop.apps.MongoAxesConfig",
+    "analytics.apps.AnalyticsConfig",
 ]
 
 MIDDLEWARE = [
@@ -141,6 +142,9 @@ CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before e
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestProvider")
+
+# Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
+ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=20)
 
 # ---------------------------------------------------------------------------
 # Production serving and security (README: "Production serving and security").

@@ -2,8 +2,8 @@
 
 The embedded engine keeps nothing across restarts, so a process serving the
 shop on it (runserver, or gunicorn through ``shop.wsgi``) prepares its store
-when it starts: it applies the migrations, loads the demo catalog when the
-store holds no product, and creates a staff superuser from
+when it starts: it applies the migrations, loads the demo catalog (and the
+Chinook sales, rolled up for the dashboard) when the store holds no product, and creates a staff superuser from
 ``SHOP_ADMIN_USERNAME`` / ``SHOP_ADMIN_PASSWORD`` (in DEBUG without them,
 ``admin`` / ``admin``, announced on the console). On a real server nothing
 happens here: run ``migrate`` and ``load_catalog`` once, as the README says.
@@ -32,6 +32,9 @@ def prepare_embedded_store():
     if settings.SHOP_LOAD_DEMO_CATALOG and not Product.objects.exists():
         logger.info("Embedded engine: loading the demo catalog.")
         call_command("load_catalog", verbosity=0)
+        # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
+        call_command("load_sales", verbosity=0)
+        call_command("rollup_stats", lag=0, verbosity=0)
     _create_staff_user()
     return True
 

@@ -6,6 +6,7 @@ from django.urls import include, path
 from shop.health import healthz
 
 urlpatterns = [
+    path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("", include("inventory.urls")),

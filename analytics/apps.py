@@ -1,0 +1,16 @@
+from django.apps import AppConfig
+
+
+class AnalyticsConfig(AppConfig):
+    """Sales analytics (seed 001's hierarchical aggregation): events, rollups, the staff dashboard."""
+
+    name = "analytics"
+    default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
+
+    def ready(self):
+        # Sales come from the checkout's signal: one sale event per sold line.
+        from inventory.signals import order_completed
+
+        from .receivers import record_completed_order
+
+        order_completed.connect(record_completed_order, dispatch_uid="analytics.record_completed_order")

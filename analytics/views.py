@@ -1,0 +1,192 @@
+"""The staff dashboard and reports (inside the admin: staff only, the admin's look).
+
+Thin: parse the period, call ``RollupProgress.objects`` / ``Event.reports``,
+draw the charts, render. Everything shown comes from the rollups
+(``stats.*``) and the catalog, never from the raw events.
+"""
+
+import calendar
+import datetime
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import BadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+from django.utils.safestring import mark_safe
+
+from .charts import revenue_and_units_svg
+from .managers import period_end
+from .models import Event, RollupProgress
+
+UTC = datetime.UTC
+
+
+@dataclass
+class Period:
+    """The dashboard's period: all time, a year, or a month of a year.
+
+    ``start``/``end``: the UTC range (None = open); ``level``: the rollup
+    level summed for totals and top lists; ``series_level``: the level of the
+    chart's bars (years, months or days).
+    """
+
+    year: int | None = None
+    month: int | None = None
+
+    @classmethod
+    def from_query(cls, query):
+        """Read ``year`` and ``month`` from a QueryDict; raises BadRequest for bad values."""
+        year, month = query.get("year"), query.get("month")
+        if month and not year:
+            raise BadRequest("A month needs a year.")
+        try:
+            year = int(year) if year else None
+            month = int(month) if month else None
+        except ValueError:
+            raise BadRequest("The year and the month must be numbers.") from None
+        if year is not None and not 1970 <= year <= 9999:
+            raise BadRequest("The year must be between 1970 and 9999.")
+        if month is not None and not 1 <= month <= 12:
+            raise BadRequest("The month must be between 1 and 12.")
+        return cls(year, month)
+
+    @property
+    def start(self):
+        if self.year is None:
+            return None
+        return datetime.datetime(self.year, self.month or 1, 1, tzinfo=UTC)
+
+    @property
+    def end(self):
+        if self.year is None:
+            return None
+        return period_end("month" if self.month else "year", self.start)
+
+    @property
+    def level(self):
+        return "monthly" if self.month else "yearly"
+
+    @property
+    def series_level(self):
+        return "daily" if self.month else "monthly" if self.year else "yearly"
+
+    @property
+    def label(self):
+        if self.year is None:
+            return "All time"
+        if self.month is None:
+            return str(self.year)
+        return f"{calendar.month_name[self.month]} {self.year}"
+
+
+def _bars(period, buckets):
+    """``[{label, link, total, units, count, mean}, ...]``: one bar per year, month or day.
+
+    Years come from the data; the months of a year and the days of a month
+    are all listed (zero when nothing sold).
+    """
+    by_start = {b["d"]: b for b in buckets}
+    if period.year is None:
+        starts = sorted(by_start)
+        labelled = [(d, str(d.year), f"?year={d.year}") for d in starts]
+    elif period.month is None:
+        starts = [datetime.datetime(period.year, m, 1, tzinfo=UTC) for m in range(1, 13)]
+        labelled = [(d, calendar.month_abbr[d.month], f"?year={d.year}&month={d.month}") for d in starts]
+    else:
+        days = calendar.monthrange(period.year, period.month)[1]
+        starts = [datetime.datetime(period.year, period.month, n, tzinfo=UTC) for n in range(1, days + 1)]
+        labelled = [(d, str(d.day), None) for d in starts]
+    bars = []
+    for start, label, link in labelled:
+        bucket = by_start.get(start, {})
+        bars.append({"label": label, "link": link, "start": start, "total": bucket.get("total", 0),
+                     "units": bucket.get("units", 0), "count": bucket.get("count", 0),
+                     "mean": bucket.get("mean", 0)})
+    return bars
+
+
+def _chart(bars, title):
+    return mark_safe(revenue_and_units_svg(  # noqa: S308 - matplotlib's SVG of our own figures
+        [b["label"] for b in bars], [b["total"] for b in bars], [b["units"] for b in bars], title))
+
+
+def _funnel(totals):
+    """Views -> add-to-cart -> sales, each with its share of the step before (percent or None)."""
+    steps = [("Product views", totals["views"]), ("Add to cart", totals["carts"]),
+             ("Sales (lines sold)", totals["count"])]
+    funnel, previous = [], None
+    for name, value in steps:
+        rate = round(100 * value / previous, 1) if previous else None
+        funnel.append({"name": name, "value": value, "rate": rate})
+        previous = value
+    return funnel
+
+
+def dashboard(request):
+    """``/admin/analytics/``: revenue and units charts, drill-down year -> months -> days,
+    top products and categories and the funnel for the period (``?year=&month=``)."""
+    period = Period.from_query(request.GET)
+    stats = RollupProgress.objects
+    bars = _bars(period, stats.buckets(period.series_level, "store", period.start, period.end))
+    charts = [_chart(bars, {"yearly": "Revenue and units by year",
+                            "monthly": f"Revenue and units by month, {period.label}",
+                            "daily": f"Revenue and units by day, {period.label}"}[period.series_level])]
+    if period.year is None:
+        months = stats.buckets("monthly", "store")
+        if months:
+            month_bars = [{"label": f"{b['d']:%Y-%m}", "total": b["total"], "units": b["units"]}
+                          for b in months]
+            charts.append(_chart(month_bars, "Revenue and units by month"))
+    totals = stats.totals(period.level, period.start, period.end)
+    context = {
+        **admin.site.each_context(request),
+        "title": f"Sales analytics: {period.label}",
+        "period": period,
+        "bars": bars,
+        "charts": charts,
+        "totals": totals,
+        "funnel": _funnel(totals),
+        "top_products": stats.top("sku", period.level, period.start, period.end),
+        "top_categories": stats.top("category", period.level, period.start, period.end),
+        "progress": stats.progress(),
+    }
+    return render(request, "analytics/dashboard.html", context)
+
+
+def reports(request):
+    """``/admin/analytics/reports/``: price bands, missing descriptions, monthly totals with
+    tax and sales by weekday (seed 004's operators) for ``?year=`` (default: all time, and the
+    latest year with sales for the monthly totals)."""
+    period = Period.from_query(request.GET)
+    if period.month is not None:
+        raise BadRequest("Reports cover a year or all time.")
+    years = [b["d"].year for b in RollupProgress.objects.buckets("yearly")]
+    tax_year = period.year or (years[-1] if years else datetime.datetime.now(UTC).year)
+    tax_start = datetime.datetime(tax_year, 1, 1, tzinfo=UTC)
+    missing_count, missing = Event.reports.missing_descriptions()
+    context = {
+        **admin.site.each_context(request),
+        "title": f"Sales reports: {period.label}",
+        "period": period,
+        "price_bands": Event.reports.price_bands(),
+        "missing_count": missing_count,
+        "missing": missing,
+        "tax_year": tax_year,
+        "tax_percent": settings.ANALYTICS_TAX_PERCENT,
+        "with_tax": Event.reports.totals_with_tax(
+            tax_start, period_end("year", tax_start), settings.ANALYTICS_TAX_PERCENT),
+        "weekdays": Event.reports.sales_by_weekday(period.start, period.end),
+    }
+    return render(request, "analytics/reports.html", context)
+
+
+@require_POST
+def rollup_now(request):
+    """POST ``/admin/analytics/rollup/``: roll up every event recorded until now, then back to the
+    dashboard with what it did. (On a server ``rollup_stats`` runs from cron; on the embedded
+    engine, whose store lives in the serving process, this is how staff refresh the figures.)"""
+    report = RollupProgress.objects.rollup()
+    messages.success(request, f"Rolled up: {report['hours']} hour{'s' * (report['hours'] != 1)} recomputed.")
+    return redirect("analytics:dashboard")

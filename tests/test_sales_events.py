@@ -1,0 +1,162 @@
+"""Sale events: the Chinook import (load_sales), the checkout's signal, views and add-to-cart."""
+
+import datetime
+import sqlite3
+from io import StringIO
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from analytics.models import Event, RollupProgress
+from analytics.tracking import record_add_to_cart
+from inventory.signals import order_completed
+from shop.mongo import get_collection
+
+UTC = datetime.UTC
+
+
+def invoice_totals_by_year():
+    """{year: cents} summed from the Chinook file's invoice lines, independently of the shop's code."""
+    connection = sqlite3.connect(settings.CHINOOK_DATABASE)
+    try:
+        rows = connection.execute(
+            "SELECT strftime('%Y', i.InvoiceDate), SUM(CAST(ROUND(il.UnitPrice * 100) AS INTEGER) * il.Quantity),"
+            " COUNT(*) FROM InvoiceLine il JOIN Invoice i ON i.InvoiceId = il.InvoiceId GROUP BY 1"
+        ).fetchall()
+        invoices = dict(connection.execute(
+            "SELECT strftime('%Y', InvoiceDate), CAST(ROUND(SUM(Total) * 100) AS INTEGER) FROM Invoice GROUP BY 1"
+        ).fetchall())
+    finally:
+        connection.close()
+    lines = {int(year): (cents, count) for year, cents, count in rows}
+    assert {int(y): c for y, c in invoices.items()} == {y: c for y, (c, _n) in lines.items()}
+    return lines
+
+
+def run(command, *args):
+    out = StringIO()
+    call_command(command, *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def chinook_sales(chinook):
+    run("load_sales")
+    run("rollup_stats", "--lag", "0")
+
+
+def test_load_sales_imports_every_invoice_line_once(chinook):
+    assert "2240 imported, 0 already there" in run("load_sales")
+    assert "0 imported, 2240 already there" in run("load_sales")
+    assert Event.objects.count() == 2240
+    line = get_collection("events").find_one({"ref": "chinook:line:1"})
+    # Invoice line 1: track 2 of album 2, $0.99 x 1, invoice 1 of customer 2 on 2021-01-01.
+    assert (line["type"], line["sku"], line["qty"], line["amount"]) == ("sale", "CHK-0002", 1, 99)
+    assert line["userid"] == "leonekohler@surfeu.de"
+    assert line["ts"].replace(tzinfo=UTC) == datetime.datetime(2021, 1, 1, tzinfo=UTC)
+
+
+def test_load_sales_refuses_a_file_that_is_not_chinook(tmp_path):
+    bad = tmp_path / "empty.sqlite"
+    sqlite3.connect(bad).close()
+    with pytest.raises(CommandError, match="Cannot read the Chinook database"):
+        call_command("load_sales", "--file", str(bad))
+    assert Event.objects.count() == 0
+
+
+def test_yearly_revenue_equals_the_invoices_of_each_year(chinook_sales):
+    expected = invoice_totals_by_year()
+    assert sorted(expected) == [2021, 2022, 2023, 2024, 2025]
+    yearly = RollupProgress.objects.buckets("yearly")
+    assert {b["d"].year: (b["total"], b["count"]) for b in yearly} == expected
+    monthly = RollupProgress.objects.buckets("monthly")
+    assert sum(b["total"] for b in monthly) == sum(c for c, _n in expected.values())
+
+
+def test_rollup_stats_twice_changes_nothing(chinook_sales):
+    before = sorted(get_collection("stats.monthly").find(), key=lambda d: d["_id"])
+    assert "0 hours touched" in run("rollup_stats", "--lag", "0")
+    assert sorted(get_collection("stats.monthly").find(), key=lambda d: d["_id"]) == before
+
+
+def test_rollup_stats_refuses_a_negative_lag():
+    with pytest.raises(CommandError, match="--lag"):
+        call_command("rollup_stats", "--lag", "-1")
+
+
+def test_the_checkout_signal_records_one_sale_per_line_once():
+    completed = datetime.datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
+    kwargs = dict(
+        cart_id="cart-1", customer="ann@example.com", session_key="s1", completed_at=completed,
+        lines=[{"sku": "CHK-0001", "qty": 2, "price": 799}, {"sku": "CHK-0002", "qty": 1, "price": 99}],
+    )
+    order_completed.send(sender=None, **kwargs)
+    order_completed.send(sender=None, **kwargs)  # delivered twice: still one event per line
+    events = sorted(get_collection("events").find({"type": "sale"}), key=lambda e: e["sku"])
+    assert [(e["sku"], e["qty"], e["amount"], e["userid"]) for e in events] == [
+        ("CHK-0001", 2, 1598, "ann@example.com"), ("CHK-0002", 1, 99, "ann@example.com")]
+    assert events[0]["ts"].replace(tzinfo=UTC) == completed
+
+
+def test_an_anonymous_order_is_recorded_under_its_session():
+    order_completed.send(sender=None, cart_id="c2", customer="", session_key="abc",
+                         completed_at=datetime.datetime.now(UTC),
+                         lines=[{"sku": "X", "qty": 1, "price": 100}])
+    assert get_collection("events").find_one({"type": "sale"})["userid"] == "session:abc"
+
+
+def test_a_product_page_records_one_view(chinook):
+    assert Client().get("/p/CHK-0001/").status_code == 200
+    views = list(get_collection("events").find({"type": "view"}))
+    assert [(v["sku"], v["qty"], v["amount"]) for v in views] == [("CHK-0001", 1, 0)]
+
+
+def test_an_unknown_product_records_no_view(chinook):
+    assert Client().get("/p/NOPE/").status_code == 404
+    assert get_collection("events").count_documents({}) == 0
+
+
+def test_add_to_cart_helper_records_an_event(rf):
+    request = rf.get("/")
+    record_add_to_cart(request, "CHK-0001", 2)
+    event = get_collection("events").find_one({"type": "cart"})
+    assert (event["sku"], event["qty"]) == ("CHK-0001", 2)
+    with pytest.raises(ValueError):
+        record_add_to_cart(request, "CHK-0001", 0)
+    assert get_collection("events").count_documents({}) == 1
+
+
+def test_adding_to_the_cart_records_one_cart_event(client, chinook):
+    from inventory.models import Inventory
+
+    Inventory.objects.set_stock("CHK-0001", 5)
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 2})
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 0})  # refused: nothing recorded
+    client.post("/cart/add/", {"sku": "CHK-0001", "qty": 9})  # more than the stock: nothing recorded
+    events = list(get_collection("events").find({"type": "cart"}))
+    assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]
+
+
+@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
+                    reason="start-up prepares only the embedded engine")
+def test_embedded_start_up_loads_and_rolls_up_the_chinook_sales(settings):
+    from shop.startup import prepare_embedded_store
+
+    settings.SHOP_LOAD_DEMO_CATALOG = True
+    prepare_embedded_store()
+    assert Event.objects.count() == 2240
+    assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
+
+
+def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    response = client.get("/admin/analytics/")
+    expected = invoice_totals_by_year()
+    assert [(int(b["label"]), b["total"]) for b in response.context["bars"]] == [
+        (year, cents) for year, (cents, _count) in sorted(expected.items())]
+    html = response.content.decode()
+    assert all(f'href="?year={year}"' in html for year in expected)

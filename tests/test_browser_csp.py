@@ -12,6 +12,8 @@ import tempfile
 
 import pytest
 
+from tests.test_dashboard import sales  # noqa: F401  (the staff dashboard's sales fixture)
+
 BROWSER_MISSING = not (shutil.which("chromium") and shutil.which("chromedriver"))
 if BROWSER_MISSING and os.environ.get("SHOP_REQUIRE_BROWSER") == "1":
     raise RuntimeError("SHOP_REQUIRE_BROWSER=1 but chromium or chromedriver is missing")
@@ -75,4 +77,17 @@ def test_the_policy_lets_the_shops_own_script_fetch_suggestions(browser, live_se
     WebDriverWait(browser, 10).until(
         lambda d: d.execute_script(
             "return document.querySelectorAll('#search-suggestions option').length") > 0)
+    assert csp_reports(browser) == []
+
+
+def test_the_staff_dashboard_charts_render_under_the_policy(browser, live_server, client, sales):
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    browser.get(f"{live_server.url}/static/shop/shop.css")  # on the site, to set its cookie
+    browser.add_cookie({"name": settings.SESSION_COOKIE_NAME,
+                        "value": client.cookies[settings.SESSION_COOKIE_NAME].value, "path": "/"})
+    browser.get(f"{live_server.url}/admin/analytics/?year=2023")
+    assert browser.find_elements("css selector", ".analytics-chart svg")
     assert csp_reports(browser) == []

@@ -131,3 +131,14 @@ def test_bad_request_page_reveals_nothing_internal(client):
     page = answer.content.decode()
     assert "The shop could not understand that request." in page
     assert "ALLOWED_HOSTS" not in page and "evil.example.com" not in page
+
+
+@pytest.mark.parametrize("path", ["/admin/analytics/", "/admin/analytics/reports/"])
+def test_staff_chart_pages_allow_inline_styles_only(client, path):
+    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    answer = client.get(path)
+    assert answer.status_code == 200
+    csp = {d.split()[0]: d.split()[1:] for d in answer["Content-Security-Policy"].split("; ")}
+    assert csp["style-src"] == ["'self'", "'unsafe-inline'"]
+    assert csp["script-src"] == ["'self'"]
+    assert csp["default-src"] == ["'self'"]

@@ -508,14 +508,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         bucket: ``{d (aware UTC), total (cents), count, mean, units, views, carts}``.
         Raises KeyError for an unknown level.
         """
-        query = {"k": key}
-        period = {}
-        if start is not None:
-            period["$gte"] = start
-        if end is not None:
-            period["$lt"] = end
-        if period:
-            query["d"] = period
+        query = {"k": key, **_period(start, end)}
         cursor = self.get_collection(LEVELS_BY_NAME[level].collection).find(
             query, {"_id": 0, "d": 1, "mean": 1, **{m: 1 for m in _MEASURES}}
         ).sort("d", ASCENDING)
@@ -541,14 +534,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         """
         if kind not in ("sku", "category"):
             raise ValueError(f"Unknown kind {kind!r}.")
-        match = {"kind": kind}
-        period = {}
-        if start is not None:
-            period["$gte"] = start
-        if end is not None:
-            period["$lt"] = end
-        if period:
-            match["d"] = period
+        match = {"kind": kind, **_period(start, end)}
         if kind == "sku":
             join = {"from": "products", "localField": "_id", "foreignField": "sku", "as": "named"}
             name = "$named.title"
@@ -673,3 +659,13 @@ class ReportManager(MongoCollectionMixin, models.Manager):
         order = [2, 3, 4, 5, 6, 7, 1]  # $dayOfWeek: 1 = Sunday
         return [{"weekday": WEEKDAYS[n - 1], "total": found.get(n, {}).get("total", 0),
                  "count": found.get(n, {}).get("count", 0)} for n in order]
+
+
+def _period(start, end):
+    """The filter ``{"d": {"$gte": start, "$lt": end}}`` for the bounds given (None: open)."""
+    bounds = {}
+    if start is not None:
+        bounds["$gte"] = start
+    if end is not None:
+        bounds["$lt"] = end
+    return {"d": bounds} if bounds else {}

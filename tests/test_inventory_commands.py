@@ -94,3 +94,14 @@ def test_check_inventory_passes_then_fails_naming_the_sku():
     Inventory.objects.collection.update_one({"_id": "B"}, {"$inc": {"qty": -1}})
     with pytest.raises(CommandError, match="1 SKU\\(s\\): B$"):
         run("check_inventory")
+
+
+def test_restock_logs_what_it_changed(caplog, chinook):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    with caplog.at_level("INFO", logger="shop.commands"):
+        call_command("restock", "CHK-0001", "5", stdout=StringIO())
+    assert [r.getMessage() for r in caplog.records if r.name == "shop.commands"] == [
+        "restock: CHK-0001: +5, 25 available."]

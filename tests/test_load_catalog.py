@@ -103,3 +103,11 @@ def test_an_unreadable_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match="Cannot read the Chinook database"):
         load("--file", str(bad))
     assert counts() == (0, 0)
+
+
+def test_what_it_changes_goes_to_the_log_too(caplog):
+    with caplog.at_level("INFO", logger="shop.commands"):
+        load()
+    lines = [r.getMessage() for r in caplog.records if r.name == "shop.commands"]
+    assert "load_catalog: Products: 347 created, 0 updated, 0 unchanged." in lines
+    assert any(line.startswith("load_catalog: Categories: 30 created") for line in lines)

@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analytics.chinook_sales import REF_PREFIX, read_sales
 from analytics.models import Event
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -30,4 +31,4 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read the Chinook database {options['file']}: {error}") from None
         written, existing = Event.objects.import_sales(sales, REF_PREFIX)
         if options["verbosity"]:
-            self.stdout.write(f"Sales: {written} imported, {existing} already there.")
+            log_change(self, f"Sales: {written} imported, {existing} already there.")

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analytics.managers import utcnow
 from analytics.models import RollupProgress
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -34,9 +35,10 @@ class Command(BaseCommand):
         if not options["verbosity"]:
             return
         if report["resumed"]:
-            self.stdout.write("Resumed the unfinished previous run.")
+            log_change(self, "Resumed the unfinished previous run.")
         periods = ", ".join(f"{n} {name}" for name, n in report["periods"].items())
-        self.stdout.write(
+        log_change(
+            self,
             f"Rolled up to {report['until']:%Y-%m-%d %H:%M:%S} UTC: "
             f"{report['hours']} hours touched" + (f" ({periods} buckets' periods)." if periods else ".")
         )

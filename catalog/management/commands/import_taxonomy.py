@@ -13,6 +13,7 @@ from tqdm import tqdm
 
 from catalog.managers import CatalogError
 from catalog.taxonomy import TaxonomyError, TaxonomyImport, parse_taxonomy
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -39,7 +40,8 @@ class Command(BaseCommand):
                 report = plan.run(progress=bar.update)
             except CatalogError as error:
                 raise CommandError(f"Import stopped: {error}") from None
-        self.stdout.write(
+        log_change(
+            self,
             f"Categories: {report['created']} created, {report['renamed']} renamed, "
             f"{report['moved']} moved, {report['unchanged']} unchanged"
             + (f"; {report['left_alone']} no longer in the file left alone." if report["left_alone"]

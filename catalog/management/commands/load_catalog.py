@@ -16,6 +16,7 @@ from slugify import slugify
 from catalog import chinook
 from catalog.models import Category, Product
 from inventory.models import Inventory
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -47,20 +48,23 @@ class Command(BaseCommand):
         if options["reset"]:
             products = Product.objects.delete_all()
             categories = Category.objects.delete_all()
-            self.stdout.write(f"Reset: deleted {categories} categories and {products} products.")
+            log_change(self, f"Reset: deleted {categories} categories and {products} products.")
 
         category_ids, created = self.ensure_categories()
-        self.stdout.write(
+        log_change(
+            self,
             f"Categories: {created} created, {len(category_ids) - created} already there."
         )
         products = [chinook.album_product(album, category_ids) for album in albums]
         report = Product.objects.sync(products)
-        self.stdout.write(
+        log_change(
+            self,
             f"Products: {report['created']} created, {report['updated']} updated, "
             f"{report['unchanged']} unchanged."
         )
         created = Inventory.objects.ensure_stock([p.sku for p in products], options["stock"])
-        self.stdout.write(
+        log_change(
+            self,
             f"Inventory: {created} created with {options['stock']} units each, "
             f"{len(products) - created} already there (left as they are)."
         )

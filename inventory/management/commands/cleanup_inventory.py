@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Inventory
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -25,7 +26,8 @@ class Command(BaseCommand):
         if options["timeout"] < 0:
             raise CommandError("--timeout must be 0 or more seconds.")
         report = Inventory.objects.cleanup(options["timeout"])
-        self.stdout.write(
+        log_change(
+            self,
             f"Returned {report['returned']} reservation(s) to stock; dropped {report['sold']} "
             f"of complete carts (sold); refreshed {report['refreshed']} of live carts."
         )

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Cart
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         if options["timeout"] < 0:
             raise CommandError("--timeout must be 0 or more seconds.")
         report = Cart.objects.expire(options["timeout"])
-        self.stdout.write(
+        log_change(
+            self,
             f"Expired {report['expired']} cart(s); returned {report['returned']} reservation(s) to stock."
         )

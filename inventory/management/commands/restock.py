@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from catalog.models import Product
 from inventory.managers import StockError
 from inventory.models import Inventory
+from shop.commandlog import log_change
 
 
 class Command(BaseCommand):
@@ -27,4 +28,4 @@ class Command(BaseCommand):
             available = Inventory.objects.restock(sku, qty)
         except StockError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"{sku}: +{qty}, {available} available.")
+        log_change(self, f"{sku}: +{qty}, {available} available.")

@@ -16,6 +16,7 @@ fallback there.
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.managers import CATEGORY_INDEXES, PRODUCT_INDEXES, PRODUCT_TEXT_INDEX
+from shop.commandlog import log_change
 from shop.mongo import get_collection, is_embedded
 from shop.mongo.indexes import CREATED, MISSING, ensure_index, is_text_index
 
@@ -57,7 +58,7 @@ class Command(BaseCommand):
                         failures.append(label)
                     self.stdout.write(f"{label}: missing ({detail})")
                 elif status == CREATED:
-                    self.stdout.write(self.style.SUCCESS(f"{label}: created"))
+                    log_change(self, f"{label}: created")
                 else:
                     self.stdout.write(f"{label}: present"
                                       + (f" (as {detail})" if detail != index_options["name"] else ""))

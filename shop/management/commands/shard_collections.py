@@ -11,6 +11,7 @@ commands (after trying them all).
 from bson import json_util
 from django.core.management.base import BaseCommand, CommandError
 
+from shop.commandlog import log_change
 from shop.mongo import is_embedded, sharding
 
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
                                "mongos: sharding needs a sharded cluster.")
         refused = []
         for command, answer, ok in sharding.shard_collections(alias):
-            self.stdout.write(f"{command}: {json_util.dumps(answer)}")
+            log_change(self, f"{command}: {json_util.dumps(answer)}")
             if not ok:
                 refused.append(command.split(" ")[1])
         if refused:

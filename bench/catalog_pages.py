@@ -78,13 +78,15 @@ def generate(products, seed=7):
         documents.append(document)
         return document
 
+    middles = []
     for t in range(10):
         top = add(f"Top {t}", None)
-        for m in range(9):
-            middle = add(f"Mid {t}-{m}", top)
-            for leaf in range(54 if (t, m) != (9, 8) else 40):
-                if len(documents) < 5000:
-                    leaves.append(add(f"Leaf {t}-{m}-{leaf}", middle))
+        middles += [(f"{t}-{m}", add(f"Mid {t}-{m}", top)) for m in range(9)]
+    leaf = 0
+    while len(documents) < 5000:  # 4,900 leaves, dealt to the middle categories in turn
+        label, middle = middles[leaf % len(middles)]
+        leaves.append(add(f"Leaf {label}-{leaf // len(middles)}", middle))
+        leaf += 1
     categories.insert_many(documents)
     batch = []
     for n in range(products):

@@ -240,6 +240,18 @@ class ProductAdmin(admin.ModelAdmin):
             ]
         return super().get_fieldsets(request, obj)
 
+    def save_model(self, request, obj, form, change):
+        """Save the product; a new one also gets its stock record, with 0 units.
+
+        The stock admin then lists the SKU, so staff can set its stock there
+        (it adds no stock records itself).
+        """
+        super().save_model(request, obj, form, change)
+        if not change:
+            from inventory.models import Inventory
+
+            Inventory.objects.ensure_stock([obj.sku], 0)
+
     @admin.display(description="Categories")
     def category_paths(self, product):
         categories = Category.objects.filter(pk__in=product.categories)

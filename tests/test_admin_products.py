@@ -264,3 +264,14 @@ def test_bulk_delete_asks_for_confirmation_first(admin_client, shelf):
     assert response.status_code == 302
     assert sorted(p.sku for p in Product.objects.all()) == ["SKU-C", "SKU-F"]
     assert LogEntry.objects.filter(action_flag=DELETION).count() == 2
+
+
+def test_a_product_added_by_staff_gets_an_empty_stock_record(admin_client, shelf):
+    from inventory.models import Inventory
+
+    assert Inventory.objects.available("NEW-1") is None
+    response = admin_client.post(ADD, album_data(categories=[str(shelf["Metal"].pk)]))
+    assert response.status_code == 302
+    assert Inventory.objects.available("NEW-1") == 0
+    # Staff can now set its stock in the stock admin.
+    assert admin_client.get("/admin/inventory/inventory/").content.decode().count("NEW-1") >= 1

@@ -133,21 +133,22 @@ LIVE_STATUSES = ("active", "pending")
 BATCH_SIZE = 1000
 
 
-def create_inventory_indexes(using="default"):
-    """Create the indexes seed 003 needs beyond the models' own (idempotent).
+# Indexes seed 003 needs beyond the models' own: ``carted.cart_id`` serves
+# checkout's and expiry's ``update_many`` over the reservations of one cart;
+# ``carted.timestamp`` serves ``cleanup_inventory``. (carts (status,
+# last_modified) is on the model.)
+INVENTORY_INDEXES = [
+    ([("carted.cart_id", ASCENDING)], {"name": "carted_cart_id"}),
+    ([("carted.timestamp", ASCENDING)], {"name": "carted_timestamp"}),
+]
 
-    ``carted.cart_id`` serves checkout's and expiry's ``update_many`` over
-    the reservations of one cart; ``carted.timestamp`` serves
-    ``cleanup_inventory``. (carts (status, last_modified) is on the model.)
-    Returns the index names.
-    """
+
+def create_inventory_indexes(using="default"):
+    """Create ``INVENTORY_INDEXES`` on ``inventory`` (idempotent); returns the index names."""
     from django.db import connections
 
     collection = connections[using].get_collection("inventory")
-    return [
-        collection.create_index([("carted.cart_id", ASCENDING)], name="carted_cart_id"),
-        collection.create_index([("carted.timestamp", ASCENDING)], name="carted_timestamp"),
-    ]
+    return [collection.create_index(keys, **options) for keys, options in INVENTORY_INDEXES]
 
 
 class InventoryManager(MongoCollectionMixin, models.Manager):

@@ -7,6 +7,7 @@ from django.core.management import CommandError, call_command
 from pymongo.errors import OperationFailure
 
 from catalog.managers import CATEGORY_INDEXES, PRODUCT_INDEXES, create_catalog_indexes
+from inventory.managers import INVENTORY_INDEXES
 from shop.mongo import get_collection, is_embedded
 from shop.mongo.indexes import find_index
 
@@ -25,7 +26,8 @@ def restore_indexes():
 
 def test_reports_every_expected_index():
     out = run()
-    for table, indexes in (("categories", CATEGORY_INDEXES), ("products", PRODUCT_INDEXES)):
+    for table, indexes in (("categories", CATEGORY_INDEXES), ("products", PRODUCT_INDEXES),
+                           ("inventory", INVENTORY_INDEXES)):
         for _keys, options in indexes:
             assert f"{table}.{options['name']}: present" in out  # migrate made them
     if is_embedded():

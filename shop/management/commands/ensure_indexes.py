@@ -1,7 +1,8 @@
 """``python manage.py ensure_indexes``: create every index the shop needs.
 
-``migrate`` creates the models' own indexes and the catalog's seed indexes
-(``catalog.managers.CATEGORY_INDEXES`` and ``PRODUCT_INDEXES``); the text
+``migrate`` creates the models' own indexes and the seed indexes
+(``catalog.managers.CATEGORY_INDEXES`` and ``PRODUCT_INDEXES``,
+``inventory.managers.INVENTORY_INDEXES``); the text
 index behind the storefront search (``PRODUCT_TEXT_INDEX``) it does not,
 because the embedded engine has no text search. This command checks all of
 them and creates what is missing, so it is safe to run at every deployment
@@ -16,6 +17,7 @@ fallback there.
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.managers import CATEGORY_INDEXES, PRODUCT_INDEXES, PRODUCT_TEXT_INDEX
+from inventory.managers import INVENTORY_INDEXES
 from shop.commandlog import log_change
 from shop.mongo import get_collection, is_embedded
 from shop.mongo.indexes import CREATED, MISSING, ensure_index, is_text_index
@@ -24,6 +26,7 @@ from shop.mongo.indexes import CREATED, MISSING, ensure_index, is_text_index
 EXPECTED_INDEXES = [
     ("categories", CATEGORY_INDEXES),
     ("products", [*PRODUCT_INDEXES, PRODUCT_TEXT_INDEX]),
+    ("inventory", INVENTORY_INDEXES),
 ]
 
 EMBEDDED_TEXT = "the embedded engine has no text search; search uses its word-match fallback"

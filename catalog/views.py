@@ -93,6 +93,7 @@ def product(request, sku):
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
+        "cart_max_qty": settings.CART_MAX_LINE_QTY,
     })
 
 

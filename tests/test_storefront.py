@@ -155,3 +155,8 @@ def test_money_filter():
     from catalog.templatetags.shop import money
 
     assert (money(0), money(99), money(123456), money(-250)) == ("$0.00", "$0.99", "$1,234.56", "-$2.50")
+
+
+def test_quantity_box_allows_the_per_line_maximum(client, chinook, settings):
+    settings.CART_MAX_LINE_QTY = 7
+    assert b'min="1" max="7"' in client.get("/p/CHK-0001/").content

@@ -527,17 +527,30 @@ class ProductManager(MongoCollectionMixin, models.Manager):
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.from_document(document)
 
-    def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24):
-        """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``).
+    def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
+                min_cents=None, max_cents=None):
+        """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
+        with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
 
         Returns a ``ProductListing`` for ``django.core.paginator.Paginator``;
         ``page`` and ``per_page`` tell it which page will be asked for, so the
         count and that page come from a single aggregation. Raises KeyError
         for an unknown sort.
         """
+        match = {"categories": {"$in": list(category_ids)}}
+        bounds = {}
+        if min_cents is not None:
+            bounds["$gte"] = int(min_cents)
+        if max_cents is not None:
+            bounds["$lte"] = int(max_cents)
+        if bounds:
+            match["pricing.retail"] = bounds
+        return self._listing(match, sort, page, per_page)
+
+    def _listing(self, match, sort, page, per_page):
+        """A ``ProductListing`` of ``match`` sorted by ``SORTS[sort]``, expecting page ``page``."""
         start = (max(page, 1) - 1) * per_page
-        return ProductListing(self, {"categories": {"$in": list(category_ids)}}, SORTS[sort],
-                              page_hint=(start, start + per_page))
+        return ProductListing(self, match, SORTS[sort], page_hint=(start, start + per_page))
 
     def newest(self, limit=8):
         """The ``limit`` newest products (cards only), for the home page."""
@@ -636,22 +649,6 @@ class ProductManager(MongoCollectionMixin, models.Manager):
             self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
         )
 
-    def listing_in_price_range(self, category_ids, min_cents=None, max_cents=None, **kwargs):
-        """``listing()`` restricted to retail prices within ``[min_cents, max_cents]``.
-
-        Either bound may be None (no bound). Other keyword arguments are
-        ``listing()``'s. Still one round trip for the count and the page.
-        """
-        listing = self.listing(category_ids, **kwargs)
-        bounds = {}
-        if min_cents is not None:
-            bounds["$gte"] = int(min_cents)
-        if max_cents is not None:
-            bounds["$lte"] = int(max_cents)
-        if bounds:
-            listing.match["pricing.retail"] = bounds
-        return listing
-
     def search(self, text, page=1, per_page=24):
         """Products matching the words of ``text`` (a shopper's query string).
 
@@ -674,9 +671,8 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if is_embedded(self.db):
             pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
             condition = {"$regex": pattern, "$options": "i"}
-            start = (max(page, 1) - 1) * per_page
-            return ProductListing(self, {"$or": [{field: condition} for field in SEARCH_FIELDS]},
-                                  SORTS["title"], page_hint=(start, start + per_page))
+            match = {"$or": [{field: condition} for field in SEARCH_FIELDS]}
+            return self._listing(match, "title", page, per_page)
         score = {"$meta": "textScore"}
         return ProductQuery(
             self,

@@ -56,9 +56,9 @@ def category(request, slug):
     per_page = settings.CATALOG_PAGE_SIZE
     price_form = PriceRangeForm(request.GET)
     min_cents, max_cents = price_form.cents() if price_form.is_valid() else (None, None)
-    listing = Product.objects.listing_in_price_range(
-        [node.pk, *(d.pk for d in descendants)], min_cents, max_cents,
-        sort=sort, page=number, per_page=per_page,
+    listing = Product.objects.listing(
+        [node.pk, *(d.pk for d in descendants)], sort=sort, page=number, per_page=per_page,
+        min_cents=min_cents, max_cents=max_cents,
     )
     page = Paginator(listing, per_page).get_page(number)
     crumbs = category_crumbs(node)

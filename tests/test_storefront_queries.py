@@ -170,15 +170,15 @@ def priced(make_tree):
     return tree, products
 
 
-def test_listing_in_price_range(priced):
+def test_listing_in_a_price_range(priced):
     tree, products = priced
     ids = [tree["Music"].pk, tree["Rock"].pk]
-    listing = Product.objects.listing_in_price_range(ids, 999, 1499, sort="price")
+    listing = Product.objects.listing(ids, sort="price", min_cents=999, max_cents=1499)
     assert [p.sku for p in listing[0:24]] == [products[999].sku, products[1499].sku]
     assert listing.count() == 2
-    assert Product.objects.listing_in_price_range(ids, None, 999, sort="price").count() == 2
-    assert Product.objects.listing_in_price_range(ids, 1000, None, sort="price").count() == 2
-    assert Product.objects.listing_in_price_range(ids, None, None, sort="price").count() == 4
+    assert Product.objects.listing(ids, sort="price", max_cents=999).count() == 2
+    assert Product.objects.listing(ids, sort="price", min_cents=1000).count() == 2
+    assert Product.objects.listing(ids, sort="price").count() == 4
 
 
 def test_category_page_price_filter(client, priced):

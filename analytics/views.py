@@ -9,15 +9,14 @@ import calendar
 import datetime
 from dataclasses import dataclass
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import BadRequest
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 from django.utils.safestring import mark_safe
-
-from csp.constants import UNSAFE_INLINE
-from csp.decorators import csp_update
+from django.views.decorators.http import require_POST
 
 from .charts import revenue_and_units_svg
 from .managers import period_end

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from catalog.models import Category, Pricing, Product
+from catalog.models import Pricing, Product
 
 SCRIPT = "<script>alert('owned')</script>"
 

@@ -9,9 +9,16 @@ shop:
   is not atomic: 8 threads doing conditional decrements sold 2,003 units of
   a stock of 2,000. Under the lock a conditional ``update_one`` is atomic as
   on a real server.
-* ``apply_compatibility_fixes()`` patches the two mongomock-ng 7.11.1 bugs
-  that break django-mongodb-backend (each named below and tested in
-  ``tests/test_engine.py``).
+* ``apply_compatibility_fixes()`` patches mongomock-ng 7.11.1 where it
+  differs from a server: ``$getField`` with an expression input and
+  ``$type`` of an ObjectId (which broke every ORM count), and
+  ``find_one_and_update`` updating the wrong array element; and where it is
+  too slow for the shop: ``$in`` by set membership, ``$merge`` and
+  ``$lookup`` by key. ``LockedCollection`` filters a leading ``$match``
+  before mongomock copies the collection and checks unique indexes once per
+  ``insert_many`` batch. Each names the upstream code it works around and is
+  tested (``tests/test_engine.py``, ``test_inventory_engine.py``,
+  ``test_embedded_merge.py``).
 * ``EmbeddedClient`` answers what the backend asks a client
   (``server_info()``, ``list_search_indexes()``); data lives in one
   process-wide store, so closing and reopening the client (as Django's test
@@ -25,12 +32,12 @@ import datetime
 import threading
 
 import mongomock_ng
-from mongomock_ng.collection import Collection as MockCollection
-from mongomock_ng.collection import Cursor as MockCursor
 from bson import Decimal128, ObjectId
 from mongomock_ng import aggregate as mongomock_aggregate
-from mongomock_ng import helpers as mongomock_helpers
 from mongomock_ng import filtering as mongomock_filtering
+from mongomock_ng import helpers as mongomock_helpers
+from mongomock_ng.collection import Collection as MockCollection
+from mongomock_ng.collection import Cursor as MockCursor
 from mongomock_ng.store import ServerStore
 from pymongo.errors import OperationFailure
 

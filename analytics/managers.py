@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from django.db import connections, models
 from pymongo import ASCENDING, DESCENDING
 
-from shop.mongo import is_embedded
 from shop.mongo.documents import model_from_document
 
 UTC = datetime.UTC
@@ -563,13 +562,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
 
 
 def compare(a, b):
-    """``{"$cmp": [a, b]}``: -1, 0 or 1 (seed 004).
-
-    The embedded engine lacks ``$cmp``; there the same answer comes from
-    ``$cond``. This is the one place analytics asks which engine is in use.
-    """
-    if is_embedded():
-        return {"$cond": [{"$lt": [a, b]}, -1, {"$cond": [{"$gt": [a, b]}, 1, 0]}]}
+    """``{"$cmp": [a, b]}``: -1, 0 or 1 (seed 004)."""
     return {"$cmp": [a, b]}
 
 

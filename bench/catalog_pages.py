@@ -1,14 +1,17 @@
 """Benchmark: requests per second of the category and product pages.
 
-Runs the pages through Django's test client (no network, no server) on the
-embedded engine, with two catalogs:
+Runs the pages through Django's test client (no HTTP server) against the
+database the settings choose (the local server by default, ``MONGODB_URI``
+otherwise; in a database named ``shop_bench``), with two catalogs:
 
 * Chinook: the demo catalog (Rock: 180 products, 24 shown);
 * generated: 100,000 products in a tree of 5,000 categories (10 top
   categories, 90 below them, 4,900 leaves; products spread over the leaves).
 
 Prints a table: page, catalog, products listed, requests/s, mean ms, round
-trips per request. Usage::
+trips per request; then the search page on the generated catalog (each
+generated title has two words out of 2,000, so a word finds about 100
+products). Usage::
 
     DJANGO_SECRET_KEY=bench python bench/catalog_pages.py [--products 100000] [--seconds 5]
 """
@@ -24,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+os.environ.setdefault("MONGODB_NAME", "shop_bench")
 os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key")
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
 # Production settings over the test client's plain http: no https redirect, static
@@ -40,6 +44,7 @@ from bson import ObjectId  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from catalog.keywords import document_keywords  # noqa: E402
 from catalog.models import Category, Pricing, Product  # noqa: E402
 from shop import mongo  # noqa: E402
 from shop.mongo.counter import count_operations  # noqa: E402
@@ -59,6 +64,13 @@ def measure(client, url, seconds):
         count += 1
     elapsed = time.perf_counter() - start
     return count / elapsed, 1000 * elapsed / count, ops.total, listed
+
+
+# 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
+WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "ne", "fi", "da")
+                for b in ("ka", "do", "ri", "me", "lu", "po", "ta", "ve", "si", "no")
+                for c in ("do", "ru", "an", "el", "os", "ix", "um", "ar", "en", "op",
+                          "ra", "li", "ko", "pe", "mi", "tu", "za", "go", "he", "wy")})
 
 
 def generate(products, seed=7):
@@ -91,11 +103,14 @@ def generate(products, seed=7):
     batch = []
     for n in range(products):
         list_cents = random.randrange(199, 4999)
-        batch.append(model_to_document(Product(
-            sku=f"GEN-{n:06d}", type=Product.AUDIO_ALBUM, title=f"Generated album {n}",
+        title = f"{random.choice(WORDS).title()} {random.choice(WORDS)} {n}"
+        document = model_to_document(Product(
+            sku=f"GEN-{n:06d}", type=Product.AUDIO_ALBUM, title=title, title_lower=title.casefold(),
             categories=[random.choice(leaves)["_id"]],
             pricing=Pricing.from_prices(list_cents, list_cents * 9 // 10),
-        )))
+        ))
+        document["keywords"] = document_keywords(document)
+        batch.append(document)
         if len(batch) == 5000:
             mongo.get_collection("products").insert_many(batch)
             batch = []
@@ -127,6 +142,9 @@ def main():
         ("category /c/top-0/", "generated", *measure(client, "/c/top-0/", args.seconds)),
         ("category /c/leaf-0-0-0/", "generated", *measure(client, "/c/leaf-0-0-0/", args.seconds)),
         ("product /p/GEN-000001/", "generated", *measure(client, "/p/GEN-000001/", args.seconds)),
+        ("search /search/?q=bakado", "generated", *measure(client, "/search/?q=bakado", args.seconds)),
+        ("search ?q=bakado+kekaru", "generated",
+         *measure(client, "/search/?q=bakado+kekaru", args.seconds)),
     ]
     print(f"{'page':28} {'catalog':10} {'listed':>7} {'req/s':>8} {'mean ms':>8} {'round trips':>11}")
     for page, catalog, rps, ms, trips, listed in rows:

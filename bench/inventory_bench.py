@@ -4,9 +4,9 @@ Run by hand (not a test)::
 
     python bench/inventory_bench.py [--adds 3000] [--carts 100000]
 
-Uses the engine the settings choose: the embedded engine by default, a real
-server with MONGODB_URI (then it works in a database named
-``shop_bench`` that it empties first). Prints its figures.
+Uses the database the settings choose (the local server by default,
+``MONGODB_URI`` otherwise), in a database named ``shop_bench`` that it
+empties first. Prints its figures.
 
 * add-to-cart: ``--adds`` ``Cart.objects.add_item`` calls (each a new line:
   2 writes) spread over 1, 4 and 16 threads, each thread filling its own

@@ -24,10 +24,13 @@ as cookie and form field, as a browser would.
 It prints requests per second, p50/p95/p99 latency (wrk's, client side),
 the count of answers that are not 2xx/3xx, then per kind of page the status
 classes and the server-side p50/p95 from the shop's request log, and finally
-runs ``check_inventory`` (when the inventory app has it): on the embedded
-engine inside the gunicorn worker as it stops (``bench/gunicorn_bench.py``),
-on a MongoDB server (``MONGODB_URI``) as a command afterwards. Exits 1 on any
-5xx answer or a broken inventory invariant.
+runs ``check_inventory`` as a command in another process afterwards (it
+sees what the workers did: they share the database). Exits 1 on any 5xx
+answer or a broken inventory invariant.
+
+Without ``MONGODB_URI`` it works on the local server in a database of its
+own, ``shop_loadtest``, emptied and loaded with the demo catalog (``--stock``
+units per SKU) at each run; with ``MONGODB_URI`` it reads the catalog there.
 
 Only loopback is ever targeted; wrk stops by itself after ``--duration``.
 """
@@ -114,7 +117,7 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def server_environ(port, static_root, report, cart_skus, stock):
+def server_environ(port, static_root):
     """Production settings for gunicorn on loopback http."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GUNICORN_"))}
     environ.update(
@@ -125,33 +128,37 @@ def server_environ(port, static_root, report, cart_skus, stock):
         DJANGO_SECURE_COOKIES="0",
         DJANGO_STATIC_ROOT=str(static_root),
         GUNICORN_BIND=f"127.0.0.1:{port}",
-        SHOP_BENCH_INVENTORY_REPORT=str(report),
-        SHOP_BENCH_HOT_SKUS=",".join(cart_skus),
-        INVENTORY_DEFAULT_STOCK=str(stock),
+        MONGODB_NAME=os.environ["MONGODB_NAME"],
         PYTHONPATH=str(BASE_DIR),
     )
     return environ
 
 
-def catalog_targets():
+def catalog_targets(stock):
     """(category slugs, SKUs, search terms, kinds available) read through the models.
 
-    On the embedded engine this process loads the same demo catalog the
-    server loads at start (it is deterministic); on a server it reads it.
+    On the local server the database ``shop_loadtest`` is emptied and loaded
+    with the demo catalog, ``stock`` units per SKU; with ``MONGODB_URI`` the
+    catalog there is read as it is.
     """
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
     os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("MONGODB_NAME", "shop_loadtest")
     import django
 
     django.setup()
+    from django.conf import settings
+    from django.db import connection
     from django.urls import NoReverseMatch, reverse
 
     from catalog.models import Category, Product
-    from shop.mongo import is_embedded
-    from shop.startup import prepare_embedded_store
+    from shop.mongo import LOCAL, engine
+    from shop.startup import prepare_local_database
 
-    if is_embedded():
-        prepare_embedded_store()
+    if engine() == LOCAL:
+        connection.connection.drop_database(settings.DATABASES["default"]["NAME"])
+        settings.INVENTORY_DEFAULT_STOCK = stock
+        prepare_local_database()
     slugs = sorted(Category.objects.values_list("slug", flat=True))
     products = list(Product.objects.all())
     skus = sorted(p.sku for p in products)
@@ -165,7 +172,7 @@ def catalog_targets():
             pass
     if not (slugs and skus):
         sys.exit("The catalog is empty: run load_catalog first (MONGODB_URI).")
-    return slugs, skus, artists[:80], kinds, is_embedded()
+    return slugs, skus, artists[:80], kinds
 
 
 def parse_mix(text):
@@ -258,7 +265,7 @@ def main():
     parser.add_argument("--cart-skus", type=int, default=10,
                         help="SKUs that add-to-cart requests go to (default 10)")
     parser.add_argument("--stock", type=int, default=20,
-                        help="units of each SKU at start, embedded engine (default 20)")
+                        help="units of each SKU at start, local server (default 20)")
     parser.add_argument("--mix", default=",".join(f"{k}={v}" for k, v in MIX.items()),
                         help="shares of each kind of request (default %(default)s)")
     args = parser.parse_args()
@@ -272,7 +279,7 @@ def main():
     if not wrk:
         sys.exit("wrk is missing: apt-get install wrk (Debian).")
 
-    slugs, skus, artists, kinds, embedded = catalog_targets()
+    slugs, skus, artists, kinds = catalog_targets(args.stock)
     token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
     rng = random.Random(args.seed)
     cart_skus = sorted(rng.sample(skus, min(max(args.cart_skus, 1), len(skus))))
@@ -284,9 +291,7 @@ def main():
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     workdir = Path(tempfile.mkdtemp(prefix="shop-loadtest-"))
     port = free_port()
-    report = workdir / "inventory.txt"
-    environ = server_environ(port, workdir / "static", report,
-                             cart_skus if "cart" in kinds else [], args.stock)
+    environ = server_environ(port, workdir / "static")
     collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"],
                                cwd=BASE_DIR, env=environ, capture_output=True, text=True)
     if collected.returncode:
@@ -296,7 +301,7 @@ def main():
 
     log_path = RESULTS / f"gunicorn-{stamp}.log"
     with open(log_path, "w") as log:
-        server = subprocess.Popen([GUNICORN, "-c", "bench/gunicorn_bench.py"], cwd=BASE_DIR,
+        server = subprocess.Popen([GUNICORN, "-c", "gunicorn.conf.py"], cwd=BASE_DIR,
                                   env=environ, stdout=log, stderr=subprocess.STDOUT)
         try:
             health = wait_healthy(f"http://127.0.0.1:{port}/healthz", server)
@@ -335,16 +340,19 @@ def main():
     if missing:
         lines.append(f"left out (no such page on this branch): {', '.join(missing)}")
 
-    if embedded:
-        status, _, output = (report.read_text() if report.exists()
-                             else "1\nthe worker wrote no inventory report\n").partition("\n")
+    check = subprocess.run([sys.executable, "manage.py", "check_inventory"], cwd=BASE_DIR,
+                           env=environ, capture_output=True, text=True)
+    if "Unknown command" in check.stderr:
+        status, output = "absent", "check_inventory does not exist on this branch.\n"
     else:
-        check = subprocess.run([sys.executable, "manage.py", "check_inventory"], cwd=BASE_DIR,
-                               env=environ, capture_output=True, text=True)
-        if "Unknown command" in check.stderr:
-            status, output = "absent", "check_inventory does not exist on this branch.\n"
-        else:
-            status, output = str(check.returncode), check.stdout + check.stderr
+        status, output = str(check.returncode), check.stdout + check.stderr
+    if "cart" in kinds:
+        from inventory.models import Inventory
+
+        rows = list(Inventory.objects.filter(sku__in=cart_skus))
+        output += (f"\n{len(rows)} add-to-cart SKUs: {sum(r.stocked for r in rows)} units stocked, "
+                   f"{sum(e.qty for r in rows for e in r.carted)} reserved in carts, "
+                   f"{sum(r.qty for r in rows)} still available.")
     lines.append(f"check_inventory: {output.strip()}")
     lines.append(f"gunicorn log:    {log_path.relative_to(BASE_DIR)}")
     text = "\n".join(lines)

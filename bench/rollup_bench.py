@@ -2,15 +2,15 @@
 
     python bench/rollup_bench.py [--events 1000000] [--days 365] [--new 10000] [--tracemalloc]
 
-Uses the shop's settings: the embedded engine, or a real server when
-``MONGODB_URI`` is set (then it works in the database ``MONGODB_NAME``,
-default ``shop_bench``, which it empties first). It loads the Chinook
+Uses the shop's settings: the local server, or the server ``MONGODB_URI``
+names; it works in the database ``MONGODB_NAME`` (default ``shop_bench``),
+which it empties first. It loads the Chinook
 catalog, generates ``--events`` events (70% product views, 20% add-to-cart,
 10% sales) spread evenly over the last ``--days`` days across the 347 SKUs,
 rolls them all up, then records ``--new`` events in the last hour and rolls
 up again. It prints the wall time of each run and the peak memory: the
-process's peak resident size (``resource.getrusage``; on the embedded engine
-this includes the data itself) and, with ``--tracemalloc``, the peak of
+process's peak resident size (``resource.getrusage``; the data lives in the
+server's process) and, with ``--tracemalloc``, the peak of
 Python allocations during each run (slower).
 """
 

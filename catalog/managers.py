@@ -16,12 +16,18 @@ import re
 from bson import ObjectId
 from bson.errors import InvalidId
 from django.db import connections, models
-from pymongo import ASCENDING, DESCENDING, TEXT, UpdateOne
-from pymongo.errors import DuplicateKeyError, OperationFailure
+from pymongo import ASCENDING, DESCENDING, UpdateOne
+from pymongo.errors import DuplicateKeyError
 from slugify import slugify
 
-from shop.mongo import is_embedded, read_preference
+from shop.mongo import read_preference
 from shop.mongo.documents import model_from_document
+
+from .keywords import KEYWORD_SOURCES, document_keywords, prefix_range, search_words
+
+
+#: Inserts ``create_category`` tries before giving up (``SlugTaken``).
+MAX_SLUG_ATTEMPTS = 100
 
 
 class CatalogError(ValueError):
@@ -74,29 +80,14 @@ PRODUCT_INDEXES = [
     # Category pages sort by these: newest, price, title.
     ([("details.issue_date", DESCENDING)], {"name": "issue_date"}),
     ([("pricing.retail", ASCENDING)], {"name": "retail_price"}),
-    # An artist's products, newest first (as seed 001's actor index).
-    (
-        [("type", ASCENDING), ("details.artist", ASCENDING), ("details.issue_date", DESCENDING)],
-        {"name": "type_artist_issue_date"},
-    ),
+    # An artist's products, newest first. Only albums and TV seasons have an
+    # artist, so the query names no type (SecantusDB uses no index for a type $in).
+    ([("details.artist", ASCENDING), ("details.issue_date", DESCENDING)], {"name": "artist_issue_date"}),
     # Search-as-you-type: an anchored prefix pattern over the lower-cased title.
     ([("title_lower", ASCENDING), ("_id", ASCENDING)], {"name": "title_lower"}),
+    # The storefront search: a multikey index over the products' words (catalog/keywords.py).
+    ([("keywords", ASCENDING)], {"name": "keywords"}),
 ]
-
-# Fields the storefront search looks in: the text index on a real server,
-# the word-match fallback on the embedded engine.
-SEARCH_FIELDS = ("title", "description", "details.artist", "details.tracks.title",
-                 "details.actor", "details.director")
-# The text index (seed 001 "Find movies with a particular word in the
-# title", which now has its full-text index). ``migrate`` does not create it
-# (the embedded engine has no $text); ``ensure_indexes`` does.
-PRODUCT_TEXT_INDEX = (
-    [(field, TEXT) for field in SEARCH_FIELDS],
-    {"name": "product_text", "default_language": "english",
-     "weights": {"title": 10, "details.artist": 5, "details.actor": 5, "details.director": 3,
-                 "details.tracks.title": 2, "description": 1}},
-)
-
 
 def lower_title(title):
     """The form of a title the prefix search matches: case-folded (``"AC/DC"`` -> ``"ac/dc"``)."""
@@ -129,6 +120,22 @@ def fill_title_lower(using="default"):
         for d in collection.find({}, {"title": 1, "title_lower": 1})
         if d.get("title_lower") != lower_title(d.get("title"))
     ]
+    if updates:
+        collection.bulk_write(updates, ordered=False)
+    return len(updates)
+
+
+def fill_keywords(using="default"):
+    """Set ``keywords`` on every product whose stored words differ from its fields' (one read,
+    one ``bulk_write``, streamed). Returns how many products were updated. Called by the
+    migration that adds the field."""
+    collection = connections[using].get_collection("products")
+    projection = {"keywords": 1, **{path: 1 for path in KEYWORD_SOURCES}}
+    updates = []
+    for document in collection.find({}, projection):
+        words = document_keywords(document)
+        if document.get("keywords") != words:
+            updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"keywords": words}}))
     if updates:
         collection.bulk_write(updates, ordered=False)
     return len(updates)
@@ -206,40 +213,31 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
         return self.in_tree_order([self.from_document(d) for d in cursor])
 
     def subtree_and_top_level(self, category):
-        """One read for a category page: the descendants of ``category`` and the top categories.
+        """The descendants of ``category`` and the top categories, for a category page.
 
         Returns ``(descendants, top_level)``: the descendants in tree order,
-        the top categories by name; both hold name, slug and parent only. The top categories feed the navigation, so the page
-        needs no other category query.
+        the top categories by name; both hold name, slug and parent only. The
+        top categories feed the navigation, so the page needs no other
+        category query. Two reads, each served by its index (``ancestors._id``,
+        ``parent_id``): as one ``$or`` query MongoDB serves it from both
+        indexes, but SecantusDB 0.7.0b3 scans the collection for any ``$or``.
         """
-        cursor = self.read_collection.find(
-            {"$or": [{"ancestors._id": category.pk}, {"parent_id": None}]}, _TREE_FIELDS
-        )
-        descendants, top = [], []
-        for document in cursor:
-            node = self.from_document(document)
-            (top if document.get("parent_id") is None else descendants).append(node)
-        top.sort(key=lambda c: c.name.lower())
-        return self.in_tree_order(descendants), top
+        cursor = self.read_collection.find({"ancestors._id": category.pk}, _TREE_FIELDS)
+        descendants = [self.from_document(document) for document in cursor]
+        return self.in_tree_order(descendants), self.top_level()
 
     def with_top_level(self, ids):
-        """One read for a product page: the categories ``ids`` and the top categories.
+        """The categories ``ids`` and the top categories, for a product page.
 
         Returns ``(categories, top_level)``: the categories among ``ids``
         (with ancestors, for breadcrumbs) in the order of ``ids``, and the top
-        categories by name.
+        categories by name. Two indexed reads (one when ``ids`` is empty),
+        not one ``$or``: see ``subtree_and_top_level``.
         """
         ids = list(ids)
-        cursor = self.read_collection.find({"$or": [{"_id": {"$in": ids}}, {"parent_id": None}]})
-        by_id, top = {}, []
-        for document in cursor:
-            node = self.from_document(document)
-            if document["_id"] in ids:
-                by_id[document["_id"]] = node
-            if document.get("parent_id") is None:
-                top.append(node)
-        top.sort(key=lambda c: c.name.lower())
-        return [by_id[i] for i in ids if i in by_id], top
+        by_id = {d["_id"]: self.from_document(d)
+                 for d in self.read_collection.find({"_id": {"$in": ids}})} if ids else {}
+        return [by_id[i] for i in ids if i in by_id], self.top_level()
 
     def tree(self, max_depth=None):
         """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order. One read."""
@@ -274,17 +272,19 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
 
     # -- writes --------------------------------------------------------
 
-    def _free_slug(self, name, slug=None):
-        """A slug for ``name`` (or the given ``slug``) no category has yet: ``rock``, ``rock-2``, ..."""
+    def _free_slugs(self, name, slug=None):
+        """Slugs for ``name`` (or the given ``slug``) that no category had at the one read:
+        ``rock``, ``rock-2``, ``rock-3``... in order, without end (a generator)."""
         base = slugify(slug or name, max_length=180) or "category"
         pattern = f"^{re.escape(base)}(-[0-9]+)?$"
         taken = {d["slug"] for d in self.collection.find({"slug": {"$regex": pattern}}, {"slug": 1})}
         if base not in taken:
-            return base
+            yield base
         number = 2
-        while f"{base}-{number}" in taken:
+        while True:
+            if f"{base}-{number}" not in taken:
+                yield f"{base}-{number}"
             number += 1
-        return f"{base}-{number}"
 
     def _read_parent(self, parent):
         """The parent's ``{_id, slug, name, ancestors}`` document, or None for a top category."""
@@ -324,15 +324,19 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             "ancestors": ancestors,
             "taxonomy_id": taxonomy_id,
         }
-        for _attempt in range(5):
-            document["slug"] = self._free_slug(name, slug)
+        # One read of the taken slugs; a slug another writer takes in between is
+        # refused by the unique index, and the next one is tried (no read again):
+        # N writers racing for one name need at most N inserts each.
+        for attempt, candidate in enumerate(self._free_slugs(name, slug)):
+            document["slug"] = candidate
             document.pop("_id", None)
             try:
                 self.collection.insert_one(document)
             except DuplicateKeyError:
-                continue  # Another writer took the slug in between: pick again.
+                if attempt >= MAX_SLUG_ATTEMPTS:
+                    raise SlugTaken(f"Could not find a free slug for {name!r}.") from None
+                continue
             return self.from_document(document)
-        raise SlugTaken(f"Could not find a free slug for {name!r}.")
 
     def rename(self, category, name, slug=None):
         """Rename ``category`` (and optionally change its slug): exactly 2 writes.
@@ -577,6 +581,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         documents = [model_to_document(p, self.db) for p in products]
         for document in documents:
             document["title_lower"] = lower_title(document["title"])
+            document["keywords"] = document_keywords(document)
         skus = [d["sku"] for d in documents]
         stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
         writes, report = [], {"created": 0, "updated": 0, "unchanged": 0}
@@ -630,13 +635,11 @@ class ProductManager(MongoCollectionMixin, models.Manager):
     def by_artist(self, artist):
         """The albums and TV seasons of ``artist`` (exact name), newest first.
 
-        Served by the ``(type, details.artist, details.issue_date -1)`` index.
-        Returns a ``ProductQuery``.
+        Served by the ``(details.artist, details.issue_date -1)`` index: only
+        albums and TV seasons have an artist, so no type is named (an ``$in``
+        of the two types made SecantusDB 0.7.0b3 scan). Returns a ``ProductQuery``.
         """
-        return ProductQuery(self, {
-            "type": {"$in": [self.model.AUDIO_ALBUM, self.model.TV_SEASON]},
-            "details.artist": str(artist),
-        }, SORTS["newest"])
+        return ProductQuery(self, {"details.artist": str(artist)}, SORTS["newest"])
 
     def by_actor(self, actor):
         """The films starring ``actor`` (exact name), newest first.
@@ -650,42 +653,33 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         )
 
     def search(self, text, page=1, per_page=24):
-        """Products matching the words of ``text`` (a shopper's query string).
+        """Products that have every word of ``text`` (a shopper's query) among their
+        keywords, by title.
 
-        ``text`` is split into words (``search_words``); punctuation and
+        ``text`` is split into words (``search_words``): punctuation and
         operators (``.*``, ``$where``, ``{"$ne": 1}``) are never passed on as
-        a pattern or an operator. On a real server: a ``$text`` query on the
-        ``product_text`` index (``ensure_indexes``), best match first. On the
-        embedded engine, which has no ``$text``: products where a word of
-        ``SEARCH_FIELDS`` starts with one of the words, case-insensitive, by
-        title; as it has no index, the count and the page (``page`` and
-        ``per_page`` say which will be asked for) come from one aggregation,
-        one scan (a ``ProductListing``). Returns a sequence for Paginator: a
-        ``ProductQuery`` on a server (count, page: 2 round trips), a
-        ``ProductListing`` on the embedded engine (1), an empty
-        ``ProductQuery`` (no round trip) when ``text`` holds no word.
+        a pattern or an operator; each word is a plain equality on the
+        multikey ``keywords`` index. The words are consecutive ``$match``
+        stages of one aggregation, which MongoDB merges into one ``$and``
+        served by the index; SecantusDB 0.7.0b3 uses an index only for a
+        ``$match`` of one top-level condition (an ``$and``, ``$all`` or
+        ``$elemMatch`` scans the collection), so the first stage uses the index
+        and the others filter what it found. Returns a ``ProductListing``
+        (count and page in one aggregation; ``page`` and ``per_page`` say
+        which page will be asked for), or an empty ``ProductQuery`` (no round
+        trip) when ``text`` holds no word.
         """
         words = search_words(text)
         if not words:
             return ProductQuery(self, None, [])
-        if is_embedded(self.db):
-            pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
-            condition = {"$regex": pattern, "$options": "i"}
-            match = {"$or": [{field: condition} for field in SEARCH_FIELDS]}
-            return self._listing(match, "title", page, per_page)
-        score = {"$meta": "textScore"}
-        return ProductQuery(
-            self,
-            {"$text": {"$search": " ".join(words)}},
-            [("score", score), ("_id", ASCENDING)],
-            projection={**_CARD_FIELDS, "score": score},
-        )
+        return self._listing([{"keywords": word} for word in words], "title", page, per_page)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
 
-        Seed 001's index-friendly prefix pattern: an anchored, escaped
-        pattern over ``title_lower`` (served by its index). Returns a list of
+        Seed 001's index-friendly prefix pattern over ``title_lower``, written
+        as a range (``prefix_range``: SecantusDB uses no index for a
+        ``$regex``), served by its index. Returns a list of
         Products with ``sku`` and ``title`` only; ``[]`` for a blank prefix.
         One round trip.
         """
@@ -693,31 +687,12 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if not prefix:
             return []
         cursor = self.read_collection.find(
-            {"title_lower": {"$regex": "^" + re.escape(prefix)}}, {"sku": 1, "title": 1}
+            {"title_lower": prefix_range(prefix)}, {"sku": 1, "title": 1}
         ).sort([("title_lower", ASCENDING), ("_id", ASCENDING)]).limit(int(limit))
         return [self.from_document(d, {"sku", "title"}) for d in cursor]
 
 
-MAX_SEARCH_WORDS = 10
 MAX_SUGGEST_PREFIX = 100
-
-
-def search_words(text):
-    """The words of a search query: runs of letters and digits, lower-cased, at most
-    ``MAX_SEARCH_WORDS``, without repeats. ``"$where (Led) .*"`` -> ``["where", "led"]``."""
-    words = []
-    for word in re.findall(r"\w+", str(text or "").casefold()):
-        if word not in words:
-            words.append(word)
-    return words[:MAX_SEARCH_WORDS]
-
-
-class SearchUnavailable(CatalogError):
-    """The server has no text index for ``$text`` (run ``python manage.py ensure_indexes``)."""
-
-
-# The server's answer to a $text query without a text index.
-_INDEX_NOT_FOUND = 27
 
 
 class ProductQuery:
@@ -739,28 +714,12 @@ class ProductQuery:
         self._page = None
 
     def count(self):
-        """How many products match (one ``count_documents``, then cached).
-
-        Raises ``SearchUnavailable`` for a ``$text`` query on a server without
-        the text index (as does reading a page).
-        """
+        """How many products match (one ``count_documents``, then cached)."""
         if self._total is None:
-            self._total = 0 if self.match is None else self._read(
-                lambda: self.manager.read_collection.count_documents(self.match)
+            self._total = 0 if self.match is None else self.manager.read_collection.count_documents(
+                self.match
             )
         return self._total
-
-    @staticmethod
-    def _read(function):
-        try:
-            return function()
-        except OperationFailure as error:
-            if error.code == _INDEX_NOT_FOUND:
-                raise SearchUnavailable(
-                    "Search is not available: the text index is missing "
-                    "(python manage.py ensure_indexes)."
-                ) from error
-            raise
 
     def __len__(self):
         return self.count()
@@ -772,7 +731,7 @@ class ProductQuery:
         if self.match is None or (stop is not None and stop <= start):
             return []
         if not self._has_read(start, stop):
-            self._page = (start, stop, self._read(lambda: self._read_page(start, stop)))
+            self._page = (start, stop, self._read_page(start, stop))
         first, _last, items = self._page
         return items[start - first:None if stop is None else stop - first]
 
@@ -790,7 +749,7 @@ class ProductQuery:
         cursor = self._cursor().skip(start)
         if stop is not None:
             cursor = cursor.limit(stop - start)
-        fields = {key.split(".")[0] for key in self.projection} - {"score"}
+        fields = {key.split(".")[0] for key in self.projection}
         return [self.manager.from_document(d, fields) for d in cursor]
 
     def _cursor(self):
@@ -798,7 +757,7 @@ class ProductQuery:
         return cursor.sort(self.sort) if self.sort else cursor
 
     def explain(self):
-        """The server's ``explain`` of the first page's find (a dict; real server only)."""
+        """The server's ``explain`` of the first page's find (a dict)."""
         return self._cursor().limit(1).explain()
 
 
@@ -807,7 +766,9 @@ class ProductListing(ProductQuery):
 
     A ``$facet`` returns the total and the page together, so a paginated
     category page costs one round trip for its products (where a plain
-    ``ProductQuery`` costs two). ``page_hint`` is the ``(start, stop)`` that
+    ``ProductQuery`` costs two). ``match`` is a filter, or a list of filters
+    applied one after the other (consecutive ``$match`` stages; see
+    ``ProductManager.search``). ``page_hint`` is the ``(start, stop)`` that
     Paginator will ask for; ``count()`` reads it along. Another slice costs
     one more aggregation. Sorting happens after the match, in memory: right
     for a category page's few hundred products, while the seed queries that
@@ -827,8 +788,9 @@ class ProductListing(ProductQuery):
         window = [{"$sort": dict(self.sort)}, {"$skip": start}]
         if stop is not None:
             window.append({"$limit": max(stop - start, 1)})
+        matches = self.match if isinstance(self.match, list) else [self.match]
         pipeline = [
-            {"$match": self.match},
+            *({"$match": match} for match in matches),
             # Only what a card shows flows on (the sort keys are among it).
             {"$project": self.projection},
             {"$facet": {"total": [{"$count": "n"}], "items": window}},

@@ -17,6 +17,7 @@ from django_mongodb_backend.fields import (
 )
 from django_mongodb_backend.models import EmbeddedModel
 
+from .keywords import document_keywords
 from .managers import CategoryManager, ProductManager, lower_title
 
 
@@ -177,6 +178,9 @@ class Product(models.Model):
     # The title lower-cased, for the index-friendly prefix search (seed 001
     # "Regular Expression Pitfalls"); kept in sync by save() and sync().
     title_lower = models.CharField(max_length=300, blank=True, default="", editable=False)
+    # The product's distinct words, for the storefront search's multikey index
+    # (catalog/keywords.py); kept in sync by save() and sync().
+    keywords = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False)
     description = models.TextField(blank=True, default="")
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
@@ -195,11 +199,15 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save, keeping ``title_lower`` equal to the lower-cased title."""
+        """Save, keeping ``title_lower`` (the lower-cased title) and ``keywords`` (the
+        search words of its title, description and details) in step with the product."""
+        from shop.mongo.documents import model_to_document
+
         self.title_lower = lower_title(self.title)
+        self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None and "title" in update_fields:
-            kwargs["update_fields"] = {*update_fields, "title_lower"}
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords"}
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -12,7 +12,7 @@ from analytics.tracking import record_product_view
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
-from .managers import DEFAULT_SORT, SORT_LABELS, SORTS, SearchUnavailable
+from .managers import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product
 
 logger = logging.getLogger(__name__)
@@ -155,9 +155,9 @@ def actor(request, name):
 def search(request):
     """``/search/?q=``: products matching the words of ``q`` (see ``ProductManager.search``).
 
-    Two round trips for the results (count, page; one on the embedded engine)
-    plus the header's top categories; none for a query without words. 400 for a query over 200
-    characters; 503 when the server lacks the text index (logged).
+    One round trip for the results (count and page in one aggregation) plus
+    the header's top categories; none for a query without words. 400 for a query over 200
+    characters.
     """
     form = SearchForm(request.GET)
     if not form.is_valid():
@@ -166,15 +166,8 @@ def search(request):
     q = form.cleaned_data["q"]
     context = {"heading": f"Results for “{q}”" if q else "Search",
                "search_form": form, "search_query": q, "is_search": True}
-    try:
-        results = Product.objects.search(
-            q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE
-        )
-        return _product_list(request, results, context)
-    except SearchUnavailable as error:
-        logger.error("%s", error)
-        return render(request, "catalog/product_list.html",
-                      {**context, "page": None, "unavailable": True}, status=503)
+    results = Product.objects.search(q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE)
+    return _product_list(request, results, context)
 
 
 def suggest(request):

@@ -26,6 +26,7 @@ import datetime
 import secrets
 from itertools import islice
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from pymongo import ASCENDING, ReturnDocument, UpdateOne
@@ -438,6 +439,47 @@ class CartManager(MongoCollectionMixin, models.Manager):
             return InadequateInventory(sku, document["qty"])
         return ReservationConflict(sku)
 
+    def _reserve(self, sku, condition, update):
+        """Apply a conditional inventory ``update`` of ``sku``; when ``condition`` matches
+        nothing, reclaim the SKU's reservations held by abandoned carts
+        (``reclaim_abandoned``) and try once more. True when the update applied.
+
+        So on any set-up, with or without ``expire_carts`` in cron, an
+        abandoned cart never blocks a sale: 1 write, or when short of stock
+        1 read (+ the expiry of the abandoned carts and 1 write when there are some).
+        """
+        inventory = self._inventory()
+        if inventory.update_one(condition, update).matched_count:
+            return True
+        if not self.reclaim_abandoned(sku):
+            return False
+        return bool(inventory.update_one(condition, update).matched_count)
+
+    def reclaim_abandoned(self, sku, timeout=None):
+        """Expire the live carts holding a reservation of ``sku`` that have been idle for
+        ``timeout`` seconds (default ``settings.CART_TIMEOUT``), returning their stock.
+
+        Seed 003 "Returning Inventory from Timed-Out Carts", narrowed to the
+        carts holding one SKU: one read of the SKU's reservations, then, only
+        when some are older than the timeout, the carts that are really idle
+        (their ``last_modified``, not the reservation's time, decides) are
+        expired as ``expire`` does. Returns how many carts were expired.
+        """
+        timeout = settings.CART_TIMEOUT if timeout is None else timeout
+        threshold = now() - datetime.timedelta(seconds=timeout)
+        document = self._inventory().find_one({"_id": sku}, {"carted.cart_id": 1, "carted.timestamp": 1})
+        stale = [entry["cart_id"] for entry in (document or {}).get("carted", [])
+                 if aware(entry["timestamp"]) < threshold]
+        if not stale:
+            return 0
+        run = secrets.token_hex(8)
+        self.collection.update_many(
+            {"_id": {"$in": stale}, "status": {"$in": list(LIVE_STATUSES)},
+             "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        return self._finish_expiring(run)["expired"]
+
     def add_item(self, cart_id, sku, qty, details, max_qty):
         """Put ``qty`` units of ``sku`` in the cart: seed 003 ``add_item_to_cart``, seed bug fixed.
 
@@ -461,13 +503,14 @@ class CartManager(MongoCollectionMixin, models.Manager):
             return_document=ReturnDocument.AFTER,
         )
         if cart is not None:
-            stock = self._inventory().update_one(
+            reserved = self._reserve(
+                sku,
                 # At most one reservation per cart and SKU: returns $pull by cart_id.
                 {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
                 {"$inc": {"qty": -qty},
                  "$push": {"carted": {"qty": qty, "cart_id": cart_id, "timestamp": moment}}},
             )
-            if not stock.matched_count:
+            if not reserved:
                 self.collection.update_one(
                     {"_id": cart_id, "status": {"$ne": "complete"}}, {"$pull": {"items": {"sku": sku}}}
                 )
@@ -475,20 +518,24 @@ class CartManager(MongoCollectionMixin, models.Manager):
             return self._units(cart)
 
         # The SKU is in the cart already (or the cart is not active): raise the line's quantity.
+        # The line is named by an array filter, not the positional `$`: SecantusDB
+        # 0.7.0b3 refuses `$` in findAndModify; both forms mean the same on MongoDB.
         cart = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active",
              "items": {"$elemMatch": {"sku": sku, "qty": {"$lte": max_qty - qty}}}},
-            {"$set": {"last_modified": moment}, "$inc": {"items.$.qty": qty}},
+            {"$set": {"last_modified": moment}, "$inc": {"items.$[line].qty": qty}},
+            array_filters=[{"line.sku": sku}],
             projection={"items.qty": 1},
             return_document=ReturnDocument.AFTER,
         )
         if cart is None:
             raise self._refusal(cart_id, sku, max_qty=max_qty)
-        stock = self._inventory().update_one(
+        reserved = self._reserve(
+            sku,
             {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": cart_id},
             {"$inc": {"qty": -qty, "carted.$.qty": qty}, "$set": {"carted.$.timestamp": moment}},
         )
-        if not stock.matched_count:
+        if not reserved:
             self.collection.update_one(
                 {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
                 {"$inc": {"items.$.qty": -qty}},
@@ -514,9 +561,11 @@ class CartManager(MongoCollectionMixin, models.Manager):
         if qty == 0:
             return self.remove_item(cart_id, sku)
         moment = now()
+        # An array filter, not the positional `$` (SecantusDB refuses `$` in findAndModify).
         before = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active", "items.sku": sku},
-            {"$set": {"last_modified": moment, "items.$.qty": qty}},
+            {"$set": {"last_modified": moment, "items.$[line].qty": qty}},
+            array_filters=[{"line.sku": sku}],
             projection={"items.sku": 1, "items.qty": 1},
             return_document=ReturnDocument.BEFORE,
         )
@@ -527,11 +576,12 @@ class CartManager(MongoCollectionMixin, models.Manager):
         delta = qty - old
         if delta == 0:
             return units
-        stock = self._inventory().update_one(
+        reserved = self._reserve(
+            sku,
             {"_id": sku, "qty": {"$gte": delta}, "carted.cart_id": cart_id},
             {"$inc": {"qty": -delta, "carted.$.qty": delta}, "$set": {"carted.$.timestamp": moment}},
         )
-        if not stock.matched_count:
+        if not reserved:
             self.collection.update_one(
                 {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
                 {"$inc": {"items.$.qty": -delta}},

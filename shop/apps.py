@@ -28,7 +28,7 @@ class MongoAxesConfig(AxesConfig):
 
 
 class ShopConfig(AppConfig):
-    """The project app: on the embedded engine, prepares the store at start (see ``startup``)."""
+    """The project app: settings, the MongoDB layer, start-up (``shop.startup``), the health check."""
 
     name = "shop"
     default_auto_field = OBJECT_ID_AUTO_FIELD

@@ -38,7 +38,7 @@ def healthz(request):
     """200 ``{"status": "ok", "engine": ..., "databases": {...}}`` when every database
     answers a ping, else 503 with ``"status": "unavailable"``.
 
-    ``engine`` is the engine of the default database: ``"embedded"`` or
+    ``engine`` is the engine of the default database: ``"local"`` (the shop's own server) or
     ``"mongodb"``. Each database reports ``{"engine", "ok"}`` and, when down,
     the exception's class name (nothing more: the answer is public).
     """

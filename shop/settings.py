@@ -1,6 +1,7 @@
 """Settings of the shop, read from the environment (django-environ).
 
-MONGODB_URI           a MongoDB server (unset: the embedded in-process engine)
+MONGODB_URI           a MongoDB server (unset: the shop's local SecantusDB server)
+SHOP_LOCAL_DB_DIR     where the local server keeps its data (default var/db/)
 MONGODB_NAME          database name (default "shop")
 MONGODB_READ_PREFERENCE  read preference of the catalog's read-only queries
                       (primary, primaryPreferred, secondary, secondaryPreferred,
@@ -9,7 +10,7 @@ DJANGO_SECRET_KEY     required when DJANGO_DEBUG is off
 DJANGO_DEBUG          "1"/"true" for development (default off)
 DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[::1])
 SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
-                      the embedded engine (whose users vanish on restart)
+                      the local server (in DEBUG without them: admin / admin)
 DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
@@ -91,9 +92,12 @@ DATABASES = {
         "HOST": MONGODB_URI,
         "NAME": MONGODB_NAME,
         # A server that does not answer fails fast instead of hanging a page.
-        "OPTIONS": {"serverSelectionTimeoutMS": 5000} if MONGODB_URI else {},
+        "OPTIONS": {"serverSelectionTimeoutMS": 5000},
     }
 }
+# Without MONGODB_URI: the local SecantusDB server's data, logs and pid file
+# (shop/mongo/localserver.py); `manage.py dbserver status|stop` manages it.
+SHOP_LOCAL_DB_DIR = Path(env.str("SHOP_LOCAL_DB_DIR", default=str(BASE_DIR / "var" / "db")))
 DEFAULT_AUTO_FIELD = "django_mongodb_backend.fields.ObjectIdAutoField"
 MIGRATION_MODULES = {
     "admin": "shop.mongo_migrations.admin",
@@ -124,7 +128,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # The demo catalog the shop ships (Chinook, MIT licence: data/chinook/LICENSE.md).
 CHINOOK_DATABASE = BASE_DIR / "data" / "chinook" / "Chinook_Sqlite.sqlite"
-# On the embedded engine, load the demo catalog at start when the store is empty.
+# On the local server, load the demo catalog (and the Chinook sales) at start
+# into an empty database, once (shop/startup.py).
 SHOP_LOAD_DEMO_CATALOG = env.bool("SHOP_LOAD_DEMO_CATALOG", default=True)
 SHOP_ADMIN_USERNAME = env.str("SHOP_ADMIN_USERNAME", default="")
 SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")

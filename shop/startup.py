@@ -1,12 +1,16 @@
-"""Start-up of a shop process on the embedded engine.
+"""Start-up of a shop process on the local server: a usable shop from the first request.
 
-The embedded engine keeps nothing across restarts, so a process serving the
-shop on it (runserver, or gunicorn through ``shop.wsgi``) prepares its store
-when it starts: it applies the migrations, loads the demo catalog (and the
-Chinook sales, rolled up for the dashboard) when the store holds no product, and creates a staff superuser from
-``SHOP_ADMIN_USERNAME`` / ``SHOP_ADMIN_PASSWORD`` (in DEBUG without them,
-``admin`` / ``admin``, announced on the console). On a real server nothing
-happens here: run ``migrate`` and ``load_catalog`` once, as the README says.
+On the default set-up (no ``MONGODB_URI``) the process serving the shop
+(runserver, or each gunicorn worker through ``shop.wsgi``) prepares the
+database when it starts: it applies the migrations, loads the demo catalog
+and the Chinook sales (rolled up for the dashboard) into an empty database,
+once, and creates a staff superuser from ``SHOP_ADMIN_USERNAME`` /
+``SHOP_ADMIN_PASSWORD`` (in DEBUG without them, ``admin`` / ``admin``,
+announced on the console). Processes starting at once prepare one after the
+other under the local server's lock, so the demo loads once. The demo is
+never loaded over data: once any product exists (staff's edits included),
+nothing is loaded again. With ``MONGODB_URI`` nothing happens here: run
+``migrate`` and ``load_catalog`` once, as the README says.
 """
 
 import logging
@@ -14,28 +18,30 @@ import logging
 from django.conf import settings
 from django.core.management import call_command
 
-from shop.mongo import is_embedded
+from shop.mongo import LOCAL, engine
+from shop.mongo.localserver import LocalServer
 
 logger = logging.getLogger(__name__)
 
 
-def prepare_embedded_store():
-    """Migrate, load the demo catalog and create the staff user, on the embedded engine only.
+def prepare_local_database():
+    """Migrate, load the demo into an empty database and create the staff user, on the local server only.
 
-    Returns True when it did something (the engine is embedded), else False.
+    Returns True when it ran (no ``MONGODB_URI``), else False.
     """
-    if not is_embedded():
+    if engine() != LOCAL:
         return False
-    call_command("migrate", verbosity=0, interactive=False)
-    from catalog.models import Product
+    with LocalServer(settings.SHOP_LOCAL_DB_DIR).lock():
+        call_command("migrate", verbosity=0, interactive=False)
+        from catalog.models import Product
 
-    if settings.SHOP_LOAD_DEMO_CATALOG and not Product.objects.exists():
-        logger.info("Embedded engine: loading the demo catalog.")
-        call_command("load_catalog", verbosity=0)
-        # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
-        call_command("load_sales", verbosity=0)
-        call_command("rollup_stats", lag=0, verbosity=0)
-    _create_staff_user()
+        if settings.SHOP_LOAD_DEMO_CATALOG and not Product.objects.exists():
+            logger.info("Local database is empty: loading the demo catalog and the Chinook sales.")
+            call_command("load_catalog", verbosity=0)
+            # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
+            call_command("load_sales", verbosity=0)
+            call_command("rollup_stats", lag=0, verbosity=0)
+        _create_staff_user()
     return True
 
 
@@ -51,4 +57,4 @@ def _create_staff_user():
     if User.objects.filter(username=username).exists():
         return
     User.objects.create_superuser(username=username, email="", password=password)
-    logger.warning("Embedded engine: staff user %r created for /admin/.", username)
+    logger.warning("Staff user %r created for /admin/.", username)

@@ -1,12 +1,19 @@
 """Settings for the test suite: the shop's settings with a fixed secret key.
 
-Everything else comes from the environment as in production, so the same
-tests run on the embedded engine (default) or a real server (``MONGODB_URI``).
+Everything else comes from the environment as in production. Without
+``MONGODB_URI`` the run starts a throw-away SecantusDB server (in-memory
+storage, a free port, ended with the run) and sets ``MONGODB_URI`` to it, so
+the whole suite runs over the wire, and the processes the tests start inherit
+it. With ``MONGODB_URI`` the same tests run against that MongoDB.
 """
 
 import os
 
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz")
+if not os.environ.get("MONGODB_URI"):
+    from shop.mongo.localserver import start_throwaway
+
+    os.environ["MONGODB_URI"], _THROWAWAY_SERVER = start_throwaway()
 
 from shop.settings import *  # noqa: E402,F403
 

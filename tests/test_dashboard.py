@@ -153,13 +153,7 @@ def test_tax_rate_outside_0_to_100_is_refused():
         Event.reports.totals_with_tax(at(2023, 1, 1), at(2024, 1, 1), 101)
 
 
-def test_compare_uses_cmp_on_a_server_and_cond_on_the_embedded_engine(monkeypatch):
-    assert "$cond" in managers.compare("$a", "$b")
-    monkeypatch.setattr(managers, "is_embedded", lambda: False)
-    assert managers.compare("$a", "$b") == {"$cmp": ["$a", "$b"]}
-
-
-def test_compare_fallback_gives_cmp_answers():
+def test_compare_gives_cmp_answers():
     get_collection("cmp_probe").insert_many([{"a": 1, "b": 2}, {"a": 2, "b": 2}, {"a": 3, "b": 2}])
     try:
         rows = get_collection("cmp_probe").aggregate(

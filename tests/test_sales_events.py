@@ -139,13 +139,13 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
     assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]
 
 
-@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
-                    reason="start-up prepares only the embedded engine")
-def test_embedded_start_up_loads_and_rolls_up_the_chinook_sales(settings):
-    from shop.startup import prepare_embedded_store
+def test_local_start_up_loads_and_rolls_up_the_chinook_sales(settings, monkeypatch, tmp_path):
+    from shop import mongo, startup
 
+    monkeypatch.setattr(startup, "engine", lambda: mongo.LOCAL)
+    settings.SHOP_LOCAL_DB_DIR = tmp_path
     settings.SHOP_LOAD_DEMO_CATALOG = True
-    prepare_embedded_store()
+    startup.prepare_local_database()
     assert Event.objects.count() == 2240
     assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
 

@@ -4,25 +4,17 @@ prefix suggestions over ``title_lower``, and hostile queries."""
 import json
 
 import pytest
-from django.core.management import call_command
-from pymongo.errors import OperationFailure
 
-from catalog.managers import ProductQuery, SearchUnavailable, fill_title_lower, search_words
+from catalog.keywords import document_keywords, prefix_range, search_words
+from catalog.managers import fill_keywords, fill_title_lower
 from catalog.models import Product
-from shop.mongo import get_collection, is_embedded
+from shop.mongo import get_collection
 from shop.mongo.counter import count_operations
 
 from .product_factory import make_product
 
 HOSTILE = [".*", "(", "$where", '{"$ne": 1}', "^", "[a-z]", "\\", "a|b", "' OR 1=1 --",
            "this.title == 'x'", "$regex", "*", "?", ")(", "\x00"]
-
-
-@pytest.fixture(autouse=True)
-def text_index():
-    """On a real server, search needs the text index that ``ensure_indexes`` creates."""
-    if not is_embedded():
-        call_command("ensure_indexes", verbosity=0)
 
 
 @pytest.fixture
@@ -67,8 +59,9 @@ def test_search_matches_words_not_inside_words(albums):
     assert found("ells") == []
 
 
-def test_search_any_word(albums):
-    assert found("keanu davis") == ["Kind of Blue", "The Matrix"]
+def test_search_needs_every_word(albums):
+    assert found("keanu davis") == []
+    assert found("keanu matrix") == ["The Matrix"]
 
 
 def test_search_without_words_finds_nothing_and_costs_nothing(albums):
@@ -109,8 +102,7 @@ def test_search_page(client, albums):
     assert response.status_code == 200
     body = response.content.decode()
     assert "Led Zeppelin IV" in body and "Kind of Blue" not in body
-    # count, page, header categories; the embedded engine gets count and page in one scan.
-    assert ops.total == (2 if is_embedded() else 3)
+    assert ops.total == 2  # count and page in one aggregation, the header categories
     assert 'value="zeppelin"' in body  # the header box keeps the query
 
 
@@ -123,7 +115,7 @@ def test_search_page_costs_the_same_for_many_results(client, settings):
     body = response.content.decode()
     assert body.count('class="card"') == 5 and "23 products" in body
     assert "q=rock&amp;page=4" in body
-    assert ops.total == (2 if is_embedded() else 3)
+    assert ops.total == 2
 
 
 @pytest.mark.parametrize("text", [t for t in HOSTILE if t != "\x00"])
@@ -158,21 +150,42 @@ def test_search_over_chinook(client, chinook):
     assert "Powerslave" in body
 
 
-@pytest.mark.skipif("is_embedded()", reason="$text needs a real MongoDB server")
-def test_search_ranks_by_relevance_on_a_real_server(albums):
-    call_command("ensure_indexes", verbosity=0)
-    make_product("Zeppelin Zeppelin", artist="Zeppelin Tribute", tracks=["Zeppelin"])
-    results = [p.title for p in Product.objects.search("zeppelin")[0:10]]
-    assert results[0] == "Zeppelin Zeppelin"
+def test_search_matches_whole_words(albums):
+    assert found("led zeppelin") == ["Led Zeppelin IV"]
+    assert found("black") == ["Back in Black", "Led Zeppelin IV"]  # a title, a track
+    assert found("black dog") == ["Led Zeppelin IV"]
+    assert found("black hells") == ["Back in Black"]
+    assert found("zep") == [] and found("eppelin") == []  # words, not parts of words
 
 
-def test_search_uses_the_fallback_only_on_the_embedded_engine(albums, monkeypatch):
-    # The decision is shop.mongo.is_embedded(): pretend to be on a server.
-    monkeypatch.setattr("catalog.managers.is_embedded", lambda alias="default": False)
-    query = Product.objects.search("zeppelin")
-    assert query.match == {"$text": {"$search": "zeppelin"}}
-    monkeypatch.setattr("catalog.managers.is_embedded", lambda alias="default": True)
-    assert "$or" in Product.objects.search("zeppelin").match
+def test_search_uses_the_keywords_index(albums):
+    # The first word's $match is served by the index on every server.
+    first = {"keywords": "zeppelin"}
+    plan = str(get_collection("products").find(first).explain()["queryPlanner"]["winningPlan"])
+    assert "IXSCAN" in plan and "keywords" in plan and "COLLSCAN" not in plan
+    assert Product.objects.search("zeppelin black").match == [first, {"keywords": "black"}]
+
+
+def test_keywords_are_kept_on_save_and_by_sync(albums, chinook):
+    product = albums["kind"]
+    assert product.keywords == sorted({"kind", "of", "blue", "miles", "davis", "so", "what",
+                                       "modal", "jazz", "from", "1959"})
+    product.title = "Kind of Green"
+    product.save(update_fields=["title"])
+    stored = get_collection("products").find_one({"_id": product.pk})
+    assert "green" in stored["keywords"] and "blue" not in stored["keywords"]
+    chinook_album = get_collection("products").find_one({"sku": "CHK-0001"})
+    assert chinook_album["keywords"] == document_keywords(chinook_album)
+    assert chinook_album["keywords"]
+
+
+def test_fill_keywords_sets_missing_and_stale_values(albums):
+    products = get_collection("products")
+    products.update_one({"_id": albums["kind"].pk}, {"$unset": {"keywords": 1}})
+    products.update_one({"_id": albums["black"].pk}, {"$set": {"keywords": ["stale"]}})
+    assert fill_keywords() == 2
+    assert found("stale") == [] and found("hells") == ["Back in Black"]
+    assert fill_keywords() == 0
 
 
 # -- title_lower and suggestions ---------------------------------------------------------
@@ -238,56 +251,9 @@ def test_suggest_endpoint_rejects_a_huge_prefix(client):
     assert response.status_code == 400 and "error" in json.loads(response.content)
 
 
-@pytest.mark.skipif("is_embedded()", reason="explain() needs a real MongoDB server")
-def test_suggest_uses_the_title_lower_index_on_a_real_server():
+def test_suggest_uses_the_title_lower_index():
     make_product("Led Zeppelin IV")
-    plan = str(get_collection("products").find({"title_lower": {"$regex": "^led"}})
+    # The form suggest() sends: a range, as SecantusDB scans for any $regex.
+    plan = str(get_collection("products").find({"title_lower": prefix_range("led")})
                .sort([("title_lower", 1), ("_id", 1)]).explain()["queryPlanner"]["winningPlan"])
     assert "title_lower" in plan and "COLLSCAN" not in plan
-
-
-# -- a server without the text index ------------------------------------------------------
-
-
-class _NoTextIndex:
-    """A collection whose reads fail as a server's do for $text without a text index."""
-
-    def with_options(self, **kwargs):
-        return self
-
-    def count_documents(self, *args, **kwargs):
-        raise OperationFailure("text index required for $text query", code=27)
-
-    def find(self, *args, **kwargs):
-        raise OperationFailure("text index required for $text query", code=27)
-
-
-def test_missing_text_index_is_search_unavailable(monkeypatch):
-    monkeypatch.setattr(type(Product.objects), "collection", property(lambda self: _NoTextIndex()))
-    query = ProductQuery(Product.objects, {"$text": {"$search": "x"}}, [])
-    with pytest.raises(SearchUnavailable, match="ensure_indexes"):
-        query.count()
-    with pytest.raises(SearchUnavailable):
-        query[0:24]
-
-
-def test_other_failures_are_not_hidden(monkeypatch):
-    class Failing(_NoTextIndex):
-        def count_documents(self, *args, **kwargs):
-            raise OperationFailure("something else", code=2)
-
-    monkeypatch.setattr(type(Product.objects), "collection", property(lambda self: Failing()))
-    with pytest.raises(OperationFailure):
-        ProductQuery(Product.objects, {"title": "x"}, []).count()
-
-
-def test_search_page_without_the_text_index_answers_503(client, monkeypatch):
-    def unavailable(self):
-        raise SearchUnavailable("Search is not available: the text index is missing.")
-
-    monkeypatch.setattr(ProductQuery, "count", unavailable)
-    monkeypatch.setattr(type(Product.objects), "search",
-                        lambda self, text, **kwargs: ProductQuery(self, {"$text": {}}, []))
-    response = client.get("/search/", {"q": "zeppelin"})
-    assert response.status_code == 503
-    assert "Search is not available right now" in response.content.decode()

@@ -2,7 +2,6 @@
 
 import logging
 import os
-import runpy
 import secrets
 import socket
 import subprocess
@@ -10,15 +9,13 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-import shop.serving
 from catalog.models import Product
 from shop.mongo import engine
+from shop.mongo.localserver import LocalServer
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
@@ -89,82 +86,16 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     assert "Set DJANGO_SECRET_KEY" in result.stderr
 
 
-# --- several workers on the embedded engine -----------------------------------
-
-def test_check_worker_count_refuses_several_workers_on_the_embedded_engine(monkeypatch):
-    monkeypatch.setattr(shop.serving, "is_embedded", lambda: True)
-    shop.serving.check_worker_count(1)
-    with pytest.raises(ImproperlyConfigured, match="set MONGODB_URI"):
-        shop.serving.check_worker_count(2)
-
-
-def test_check_worker_count_allows_several_workers_on_a_server(monkeypatch):
-    monkeypatch.setattr(shop.serving, "is_embedded", lambda: False)
-    shop.serving.check_worker_count(4)
-
-
-def test_gunicorn_refuses_several_workers_on_the_embedded_engine():
-    environ = production_environ(GUNICORN_BIND=f"127.0.0.1:{free_port()}")
-    environ.pop("MONGODB_URI", None)
-    result = run([GUNICORN, "-c", "gunicorn.conf.py", "--workers", "3"], environ, timeout=60)
-    assert result.returncode == 1
-    assert "The embedded engine is per process: 3 gunicorn workers" in result.stderr
-    assert "Booting worker" not in result.stderr
-
-
-@pytest.mark.parametrize("value, workers", [(None, 1), ("", 1), ("1", 1), (" 4 ", 4)])
-def test_workers_from_environment(value, workers):
-    environ = {} if value is None else {"WEB_CONCURRENCY": value}
-    assert shop.serving.workers_from_environment(environ) == workers
-
-
-@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5"])
-def test_workers_from_environment_refuses_a_bad_count(value):
-    with pytest.raises(ImproperlyConfigured, match="WEB_CONCURRENCY must be a whole number"):
-        shop.serving.workers_from_environment({"WEB_CONCURRENCY": value})
-
-
-def test_several_workers_from_the_environment_are_refused_at_wsgi_start_without_the_config():
-    """gunicorn run without gunicorn.conf.py takes its worker count from WEB_CONCURRENCY."""
-    environ = production_environ(WEB_CONCURRENCY="2", SHOP_LOAD_DEMO_CATALOG="0")
-    environ.pop("MONGODB_URI", None)
-    result = run([GUNICORN, "-c", "/dev/null", "--bind", f"127.0.0.1:{free_port()}",
-                  "shop.wsgi"], environ, timeout=120)
-    assert result.returncode != 0
-    assert "The embedded engine is per process: 2 gunicorn workers" in result.stderr
-
-
-def test_more_workers_asked_by_a_signal_are_refused_on_the_embedded_engine(monkeypatch):
-    from gunicorn.arbiter import Arbiter
-
-    config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
-    monkeypatch.setattr(shop.serving, "is_embedded", lambda: True)
-    errors = []
-
-    class Master:
-        """gunicorn's arbiter as far as the worker count goes: its own property."""
-
-        num_workers = Arbiter.num_workers
-
-        def __init__(self):
-            self._num_workers = None
-            self.cfg = SimpleNamespace(nworkers_changed=config["nworkers_changed"])
-            self.log = SimpleNamespace(error=lambda msg, *args: errors.append(msg % args))
-
-    master = Master()
-    master.num_workers = 1  # at start
-    master.num_workers += 1  # what TTIN does
-    assert master.num_workers == 1
-    assert "The embedded engine is per process: 2 gunicorn workers" in errors[0]
-
+# --- gunicorn ------------------------------------------------------------------
 
 def test_gunicorn_serves_the_shop_and_its_compressed_static_files(tmp_path):
-    """One gunicorn worker on the embedded engine, as the README starts it."""
+    """Two gunicorn workers on the local server, as the README starts them (the first
+    process that needs the server starts it in ``SHOP_LOCAL_DB_DIR``)."""
     port = free_port()
     environ = production_environ(
         GUNICORN_BIND=f"127.0.0.1:{port}", DJANGO_ALLOWED_HOSTS="127.0.0.1",
         DJANGO_SECURE_SSL_REDIRECT="0", DJANGO_STATIC_ROOT=str(tmp_path / "static"),
-        SHOP_LOAD_DEMO_CATALOG="0",
+        SHOP_LOAD_DEMO_CATALOG="0", SHOP_LOCAL_DB_DIR=str(tmp_path / "db"), WEB_CONCURRENCY="2",
     )
     environ.pop("MONGODB_URI", None)
     collected = run([sys.executable, "manage.py", "collectstatic", "--noinput"], environ)
@@ -176,12 +107,12 @@ def test_gunicorn_serves_the_shop_and_its_compressed_static_files(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # the first worker starts the local server and migrates
         while True:
             try:
                 with urllib.request.urlopen(f"{base}/healthz", timeout=5) as answer:
                     assert answer.status == 200
-                    assert b'"engine": "embedded"' in answer.read()
+                    assert b'"engine": "local"' in answer.read()
                 break
             except OSError:
                 assert server.poll() is None, "gunicorn exited"
@@ -196,8 +127,10 @@ def test_gunicorn_serves_the_shop_and_its_compressed_static_files(tmp_path):
             assert "immutable" in answer.headers["Cache-Control"]
     finally:
         server.terminate()
-        _, stderr = server.communicate(timeout=30)
+        _, stderr = server.communicate(timeout=90)
+        LocalServer(tmp_path / "db").stop()
     assert "shop.requests" in stderr and "GET /healthz 200" in stderr
+    assert stderr.count("Booting worker") == 2
 
 
 # --- /healthz ---------------------------------------------------------------

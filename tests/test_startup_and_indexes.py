@@ -1,5 +1,5 @@
-"""Start-up on the embedded engine, the seed indexes migrate creates, and the
-real-server side of the operation counter."""
+"""Start-up on the local server, the seed indexes migrate creates, and the
+operation counter's command listener."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -8,7 +8,8 @@ from pymongo import monitoring
 from catalog.models import Product
 from shop import mongo
 from shop.mongo.counter import CommandCounter, count_operations
-from shop.startup import prepare_embedded_store
+from shop import startup
+from shop.startup import prepare_local_database
 
 
 def test_migrate_creates_the_seed_indexes():
@@ -28,28 +29,52 @@ def test_migrate_creates_the_seed_indexes():
     assert products["categories"]["key"] == [("categories", 1)]
 
 
-@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
-                    reason="start-up prepares only the embedded engine")
-def test_start_up_loads_the_demo_catalog_and_creates_staff(settings):
+@pytest.fixture
+def local(monkeypatch, settings, tmp_path):
+    """Start-up as on the local server (the test run's server stands in for it)."""
+    monkeypatch.setattr(startup, "engine", lambda: mongo.LOCAL)
+    settings.SHOP_LOCAL_DB_DIR = tmp_path  # where the start-up lock is taken
+
+
+def test_start_up_does_nothing_with_mongodb_uri():
+    assert prepare_local_database() is False
+    assert Product.objects.count() == 0
+
+
+def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local):
     settings.SHOP_LOAD_DEMO_CATALOG = True
     settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD = "boss", "s3cret-pass"
-    assert prepare_embedded_store() is True
+    assert prepare_local_database() is True
     assert Product.objects.count() == 347
     boss = get_user_model().objects.get(username="boss")
     assert boss.is_staff and boss.is_superuser and boss.check_password("s3cret-pass")
-    # A second start (same process) loads nothing twice and keeps the user.
-    prepare_embedded_store()
+    # A second start loads nothing twice and keeps the user.
+    prepare_local_database()
     assert Product.objects.count() == 347
     assert get_user_model().objects.filter(username="boss").count() == 1
 
 
-@pytest.mark.skipif("not __import__('shop.mongo').mongo.is_embedded()",
-                    reason="start-up prepares only the embedded engine")
-def test_start_up_without_debug_or_credentials_creates_no_user(settings):
+def test_start_up_never_loads_the_demo_over_staffs_edits(settings, local):
+    from catalog.models import Category
+
+    settings.SHOP_LOAD_DEMO_CATALOG = True
+    prepare_local_database()
+    product = Product.objects.get_by_sku("CHK-0001")
+    product.title = "Edited by staff"
+    product.save()
+    Product.objects.exclude(sku="CHK-0001").delete()
+    Category.objects.filter(slug="jazz").delete()
+    prepare_local_database()
+    assert Product.objects.count() == 1
+    assert Product.objects.get_by_sku("CHK-0001").title == "Edited by staff"
+    assert not Category.objects.filter(slug="jazz").exists()
+
+
+def test_start_up_without_debug_or_credentials_creates_no_user(settings, local):
     settings.SHOP_LOAD_DEMO_CATALOG = False
     settings.DEBUG = False
     settings.SHOP_ADMIN_USERNAME = settings.SHOP_ADMIN_PASSWORD = ""
-    prepare_embedded_store()
+    prepare_local_database()
     assert get_user_model().objects.count() == 0
     assert Product.objects.count() == 0
 

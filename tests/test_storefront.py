@@ -124,10 +124,11 @@ def test_product_page_shows_breadcrumbs_price_and_tracks(client, chinook):
     assert [i["name"] for i in json_ld(response)["itemListElement"]] == ["Music", "Rock"]
 
 
-def test_product_page_costs_two_reads_and_the_view_event(chinook):
+def test_product_page_costs_three_reads_and_the_view_event(chinook):
     with count_operations() as ops:
         Client().get("/p/CHK-0001/")
-    assert (ops.reads, ops.writes) == (2, 1)
+    # the product, its categories, the top categories; the view event
+    assert (ops.reads, ops.writes) == (3, 1)
 
 
 def deep_tree(make_tree, depth):
@@ -139,7 +140,7 @@ def deep_tree(make_tree, depth):
 
 
 @pytest.mark.parametrize("depth, products", [(2, 5), (8, 60)])
-def test_category_page_costs_at_most_three_round_trips(make_tree, depth, products):
+def test_category_page_costs_at_most_four_round_trips(make_tree, depth, products):
     made = deep_tree(make_tree, depth)
     leaf = made[f"Level {depth - 1}"]
     add_products(leaf, products)
@@ -148,7 +149,7 @@ def test_category_page_costs_at_most_three_round_trips(make_tree, depth, product
             response = Client().get(url)
         assert response.status_code == 200
         assert response.context["page"].paginator.count == products
-        assert ops.total <= 3, ops.operations
+        assert ops.total <= 4, ops.operations
 
 
 def test_money_filter():

@@ -1,27 +1,25 @@
-"""The shop's MongoDB layer: the Django backend, the embedded engine, counting.
+"""The shop's MongoDB layer: the Django backend, the local server, counting.
 
-``engine()`` is the one place code asks which engine is in use (for the
-operators the embedded engine lacks: ``$text``, ``$cmp``, ``%L``).
+Every mode is pymongo over the wire: the local SecantusDB server when
+``MONGODB_URI`` is unset (``localserver``), any MongoDB when it is set.
+``engine()`` says which, for the health check; code never branches on it
+(where the local server lacks a feature, the shop's queries use a form every
+server evaluates the same way).
 """
 
-EMBEDDED = "embedded"
+LOCAL = "local"
 SERVER = "mongodb"
 
 
 def engine(alias="default"):
-    """Return ``"embedded"`` (mongomock-ng in process) or ``"mongodb"`` (a real server)."""
+    """Return ``"local"`` (the shop's own SecantusDB server) or ``"mongodb"`` (``MONGODB_URI``)."""
     from django.db import connections
 
-    return EMBEDDED if connections[alias].is_embedded else SERVER
-
-
-def is_embedded(alias="default"):
-    """True when the embedded engine serves ``alias``."""
-    return engine(alias) == EMBEDDED
+    return LOCAL if connections[alias].is_local else SERVER
 
 
 def get_collection(name, alias="default"):
-    """The pymongo (or embedded) collection ``name`` on the ``alias`` connection."""
+    """The pymongo collection ``name`` on the ``alias`` connection."""
     from django.db import connections
 
     return connections[alias].get_collection(name)
@@ -42,8 +40,7 @@ def read_preference():
     """The pymongo read preference named by the ``MONGODB_READ_PREFERENCE`` setting.
 
     Default ``"primary"``. Raises ``ImproperlyConfigured`` for a name not in
-    ``READ_PREFERENCES``. The embedded engine ignores read preferences (one
-    process has no secondaries).
+    ``READ_PREFERENCES``.
     """
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured

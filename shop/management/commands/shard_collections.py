@@ -2,7 +2,7 @@
 DESIGN.md's shard keys (``shop.mongo.sharding.SHARD_KEYS``), printing each
 command's answer.
 
-Only a sharded cluster can do this: on the embedded engine, or on a server
+Only a sharded cluster can do this: on the local server, or on any server
 that is not a mongos, the command says why and exits non-zero without
 sending anything. It also exits non-zero when the cluster refused one of the
 commands (after trying them all).
@@ -12,7 +12,7 @@ from bson import json_util
 from django.core.management.base import BaseCommand, CommandError
 
 from shop.commandlog import log_change
-from shop.mongo import is_embedded, sharding
+from shop.mongo import sharding
 
 
 class Command(BaseCommand):
@@ -23,9 +23,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         alias = options["database"]
-        if is_embedded(alias):
-            raise CommandError("The embedded engine cannot be sharded: set MONGODB_URI to the "
-                               "mongos of a sharded cluster.")
         hello = sharding.server_hello(alias)
         if not sharding.is_mongos(hello):
             raise CommandError(f"MONGODB_URI points to {sharding.describe_server(hello)}, not a "

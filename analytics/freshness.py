@@ -18,14 +18,12 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .managers import utcnow
+from .managers import TAKEOVER_AFTER_SECONDS, utcnow
 from .models import RollupProgress
 
 #: Events recorded in the last seconds wait for the next rollup, so that a write
 #: still in flight when the page rolls up is not skipped (the watermark is ``recorded``).
 IN_FLIGHT_SECONDS = 5
-#: A range claimed longer ago than this belongs to a run that crashed: the page takes it over.
-TAKEOVER_AFTER_SECONDS = 300
 #: How long a page waits for a rollup another request is running, and how often it looks.
 WAIT_SECONDS = 10
 POLL_SECONDS = 0.2

@@ -416,6 +416,9 @@ def level_pipeline(level, ranges):
 # -- rollups -----------------------------------------------------------
 
 PROGRESS_ID = "events"
+#: A range claimed longer ago than this belongs to a run that crashed: the dashboard, its
+#: button and ``rollup_stats`` take it over (an incremental run takes seconds).
+TAKEOVER_AFTER_SECONDS = 300
 
 
 class RollupManager(MongoCollectionMixin, models.Manager):
@@ -455,10 +458,11 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         """Roll every event recorded up to ``until`` (aware UTC; default now) into the stats.
 
         A pending range (a run that crashed, or one still running) is redone
-        first. ``takeover_after``: None (the command, the dashboard's button)
-        takes a pending range over at once (redoing it is harmless); a number
-        of seconds (the dashboard on opening) takes over only a range claimed
-        longer ago than that, so that a run in progress is not doubled.
+        first. ``takeover_after``: None takes a pending range over at once
+        (redoing it is harmless; for a caller that knows no other run is
+        going); a number of seconds (``TAKEOVER_AFTER_SECONDS`` for the
+        dashboard, its button and ``rollup_stats``) takes over only a range
+        claimed longer ago than that, so that a run in progress is not doubled.
 
         Returns ``{"claimed_elsewhere": bool, "resumed": bool, "from", "until",
         "hours": int, "periods": {level name: int}}`` for the last range

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 from .charts import revenue_and_units_svg
 from .freshness import ensure_fresh
 from .funnel import funnel
-from .managers import period_end
+from .managers import TAKEOVER_AFTER_SECONDS, period_end
 from .models import Event, RollupProgress
 
 UTC = datetime.UTC
@@ -201,7 +201,7 @@ def rollup_now(request):
     then back to the dashboard's period with what it did. (On a server ``rollup_stats`` runs from cron; on the embedded
     engine, whose store lives in the serving process, this is how staff refresh the figures.)"""
     period = Period.from_query(request.GET)
-    report = RollupProgress.objects.rollup()
+    report = RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS)
     if report["claimed_elsewhere"]:
         messages.info(request, "Another rollup is under way; its figures appear when it finishes.")
     else:

@@ -120,14 +120,31 @@ def _bars(period, buckets):
     return bars
 
 
+def _every_month(buckets):
+    """One bar per month from the first bucket's month to the last one's, zero where nothing
+    sold (so that the chart's axis keeps time): ``[{label "YYYY-MM", link, total, units, count,
+    mean}, ...]``."""
+    if not buckets:
+        return []
+    by_start = {b["d"]: b for b in buckets}
+    bars, month, last = [], buckets[0]["d"], buckets[-1]["d"]
+    while month <= last:
+        bucket = by_start.get(month, {})
+        bars.append({"label": f"{month:%Y-%m}", "link": f"?year={month.year}&month={month.month}",
+                     **{m: bucket.get(m, 0) for m in ("total", "units", "count", "mean")}})
+        month = period_end("month", month)
+    return bars
+
+
 def _chart(bars, title):
     return mark_safe(revenue_and_units_svg(  # noqa: S308 - matplotlib's SVG of our own figures
         [b["label"] for b in bars], [b["total"] for b in bars], [b["units"] for b in bars], title))
 
 
-# matplotlib's inline SVG styles its shapes with style attributes (and the pages
-# carry a <style> block): the shop's Content-Security-Policy allows inline
-# styles on these two staff pages only; scripts stay 'self' only.
+# matplotlib's inline SVG styles its shapes with style attributes and a <style>
+# element (the pages' own styles are a static file): the shop's
+# Content-Security-Policy allows inline styles on these two staff pages only;
+# scripts stay 'self' only.
 STAFF_CHART_STYLES = csp_update({"style-src": [UNSAFE_INLINE]})
 
 
@@ -147,9 +164,7 @@ def dashboard(request):
                           "daily": f"Revenue and units by day, {period.label}"}[period.series_level])
     month_bars, month_chart = [], None
     if period.year is None:
-        month_bars = [{"label": f"{b['d']:%Y-%m}", "link": f"?year={b['d'].year}&month={b['d'].month}",
-                       "total": b["total"], "units": b["units"], "count": b["count"], "mean": b["mean"]}
-                      for b in stats.buckets("monthly", "store")]
+        month_bars = _every_month(stats.buckets("monthly", "store"))
         if month_bars:
             month_chart = _chart(month_bars, "Revenue and units by month")
     totals = stats.totals(period.level, period.start, period.end)
@@ -198,8 +213,8 @@ def reports(request):
 @require_POST
 def rollup_now(request):
     """POST ``/admin/analytics/rollup/[?year=&month=]``: roll up every event recorded until now,
-    then back to the dashboard's period with what it did. (On a server ``rollup_stats`` runs from cron; on the embedded
-    engine, whose store lives in the serving process, this is how staff refresh the figures.)"""
+    then back to the dashboard's period with what it did. The dashboard rolls up by itself when its
+    figures are older than ``ANALYTICS_ROLLUP_LAG``; this is for the events of the last minute."""
     period = Period.from_query(request.GET)
     report = RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS)
     if report["claimed_elsewhere"]:

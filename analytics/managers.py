@@ -291,6 +291,15 @@ def ranges_covering(unit, starts, max_ranges=16):
     return [tuple(r) for r in ranges]
 
 
+def _each(array, field):
+    """``array``'s elements' ``field``, as an expression: ``"$array.field"`` written with ``$map``.
+
+    SecantusDB (the local server) evaluates a field path through an array of
+    subdocuments in an expression to missing; MongoDB gives the same list either way.
+    """
+    return {"$map": {"input": array, "in": f"$$this.{field}"}}
+
+
 def _in_ranges(field, ranges):
     clauses = [{field: {"$gte": start, "$lt": end}} for start, end in ranges]
     return clauses[0] if len(clauses) == 1 else {"$or": clauses}
@@ -370,7 +379,7 @@ def hourly_pipeline(ranges, collection="stats.hourly"):
         {"$lookup": {"from": "products", "localField": "_id.sku", "foreignField": "sku",
                      "as": "product"}},
         {"$addFields": {"category_ids": {
-            "$ifNull": [{"$arrayElemAt": ["$product.categories", 0]}, []]}}},
+            "$ifNull": [{"$arrayElemAt": [_each("$product", "categories"), 0]}, []]}}},
         {"$lookup": {"from": "categories", "localField": "category_ids", "foreignField": "_id",
                      "as": "categories"}},
         {"$project": {
@@ -591,10 +600,10 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         match = {"kind": kind, **_period(start, end)}
         if kind == "sku":
             join = {"from": "products", "localField": "_id", "foreignField": "sku", "as": "named"}
-            name = "$named.title"
+            name = _each("$named", "title")
         else:
             join = {"from": "categories", "localField": "_id", "foreignField": "_id", "as": "named"}
-            name = "$named.name"
+            name = _each("$named", "name")
         cursor = self.get_collection(LEVELS_BY_NAME[level].collection).aggregate([
             {"$match": match},
             {"$group": {"_id": "$ref", "total": {"$sum": "$total"}, "units": {"$sum": "$units"},
@@ -605,7 +614,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             {"$lookup": join},
             {"$project": {"total": 1, "units": 1, "count": 1,
                           "name": {"$ifNull": [{"$arrayElemAt": [name, 0]}, None]},
-                          "slug": {"$ifNull": [{"$arrayElemAt": ["$named.slug", 0]}, None]}}},
+                          "slug": {"$ifNull": [{"$arrayElemAt": [_each("$named", "slug"), 0]}, None]}}},
         ])
         rows = [{"ref": d["_id"], "name": d.get("name") or str(d["_id"]), "slug": d.get("slug"),
                  "total": d["total"], "units": d["units"], "count": d["count"]} for d in cursor]

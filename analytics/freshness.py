@@ -72,26 +72,36 @@ def ensure_fresh(lag=None, wait=WAIT_SECONDS, sleep=time.sleep):
     incremental rollup up to ``IN_FLIGHT_SECONDS`` ago (or up to now when
     ``lag`` is smaller), which claims its range first. When another run
     holds the claim, waits for it up to ``wait`` seconds (one read every
-    ``POLL_SECONDS``) and reports what it finds. Never raises for a
+    ``POLL_SECONDS``); if that run finished short of the lag (``rollup_stats``
+    from cron leaves its own lag), rolls up once more. Never raises for a
     concurrent run; database errors propagate.
     """
     lag = settings.ANALYTICS_ROLLUP_LAG if lag is None else int(lag)
     stats = RollupProgress.objects
     now = utcnow()
     progress = stats.progress()
-    if _fresh(progress, now, lag):
-        return Freshness(progress["done_until"], now, lag,
-                         running_since=progress["pending"] and progress["pending"]["claimed"])
-    until = now - datetime.timedelta(seconds=min(IN_FLIGHT_SECONDS, lag))
-    report = stats.rollup(until=until, takeover_after=TAKEOVER_AFTER_SECONDS)
-    if not report["claimed_elsewhere"]:
-        return Freshness(report["until"], now, lag, rolled_up=True)
+    for _attempt in range(2):  # again once, if the run waited for stopped short of the lag
+        if _fresh(progress, now, lag):
+            pending = progress["pending"]
+            return Freshness(progress["done_until"], now, lag, running_since=pending and pending["claimed"])
+        until = now - datetime.timedelta(seconds=min(IN_FLIGHT_SECONDS, lag))
+        report = stats.rollup(until=until, takeover_after=TAKEOVER_AFTER_SECONDS)
+        if not report["claimed_elsewhere"]:
+            return Freshness(report["until"], now, lag, rolled_up=True)
+        progress = _wait_for_the_other_run(stats, wait, sleep)
+        if progress["pending"] is not None:
+            break
+    pending = progress["pending"]
+    return Freshness(progress["done_until"], now, lag,
+                     running_since=(pending["claimed"] or now) if pending else None)
+
+
+def _wait_for_the_other_run(stats, wait, sleep):
+    """Read ``stats.progress`` every ``POLL_SECONDS`` until no range is pending, ``wait`` seconds
+    at most; returns the last progress read."""
     deadline = time.monotonic() + wait
     while True:
         progress = stats.progress()
         if progress["pending"] is None or time.monotonic() >= deadline:
-            break
+            return progress
         sleep(POLL_SECONDS)
-    pending = progress["pending"]
-    return Freshness(progress["done_until"], now, lag,
-                     running_since=(pending["claimed"] or now) if pending else None)

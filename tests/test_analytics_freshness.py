@@ -212,3 +212,16 @@ def test_the_first_opening_of_an_empty_shop_rolls_up(staff_client):
     response = staff_client.get("/admin/analytics/")
     assert response.context["freshness"].rolled_up
     assert RollupProgress.objects.progress()["done_until"] is not None
+
+
+def test_after_waiting_for_a_run_that_stopped_short_of_the_lag_the_page_rolls_up(sales, clock, rollups):
+    """E.g. rollup_stats from cron, which leaves its own lag: its figures are still too old."""
+    claim(seconds_ago=0)
+    a_new_sale()
+    clock(120)
+
+    def the_other_run_finishes(_seconds):
+        get_collection("stats.progress").update_one({"_id": PROGRESS_ID}, {"$unset": {"pending": ""}})
+
+    shown = freshness.ensure_fresh(sleep=the_other_run_finishes)
+    assert shown.rolled_up and shown.fresh and len(rollups[0]) == 1

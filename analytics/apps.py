@@ -6,6 +6,8 @@ class AnalyticsConfig(AppConfig):
 
     name = "analytics"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
+    #: Listed first under "Analytics" on the admin index (``shop.admin_site``).
+    admin_pages = [("Sales dashboard", "analytics:dashboard"), ("Sales reports", "analytics:reports")]
 
     def ready(self):
         # Sales come from the checkout's signal: one sale event per sold line.

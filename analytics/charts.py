@@ -6,6 +6,8 @@ pyplot, so no global state is shared between requests.
 """
 
 import io
+import math
+import re
 
 import matplotlib
 
@@ -18,13 +20,40 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 REVENUE_COLOUR = "#417690"  # the admin's header blue
 UNITS_COLOUR = "#79aec8"
+#: At most this many labels under a chart: more are thinned (they would overlap).
+MAX_TICKS = 12
+_MONTH_LABEL = re.compile(r"(\d{4})-(\d{2})")
+
+
+def thinned_ticks(labels, max_ticks=MAX_TICKS):
+    """The ``(positions, labels)`` to write under the bars: every label if at most ``max_ticks``.
+
+    Month labels (``YYYY-MM``) keep the months that start a quarter, a half
+    year or a year (then written ``YYYY``), or one year in N, the first
+    step that fits; other labels keep one in N from the first. Every bar
+    stays; only its label goes.
+    """
+    if len(labels) <= max_ticks:
+        return list(range(len(labels))), list(labels)
+    months = [_MONTH_LABEL.fullmatch(label) for label in labels]
+    if all(months):
+        index = [int(m[1]) * 12 + int(m[2]) - 1 for m in months]
+        step = 3
+        while sum(1 for i in index if i % step == 0) > max_ticks:
+            step = {3: 6, 6: 12}.get(step, step + 12)
+        kept = [n for n, i in enumerate(index) if i % step == 0]
+        return kept, [labels[n][:4] if step >= 12 else labels[n] for n in kept]
+    step = math.ceil(len(labels) / max_ticks)
+    kept = list(range(0, len(labels), step))
+    return kept, [labels[n] for n in kept]
 
 
 def revenue_and_units_svg(labels, revenue_cents, units, title):
     """Two bar charts, revenue (dollars) above units, over ``labels``; returns an ``<svg>`` string.
 
     ``labels``: strings (years, month names, days); ``revenue_cents`` and
-    ``units``: ints, one per label. The SVG carries ``role="img"`` and an
+    ``units``: ints, one per label; the labels written are thinned to fit
+    (``thinned_ticks``). The SVG carries ``role="img"`` and an
     ``aria-label`` naming ``title``; the page shows the same figures in a table.
     """
     figure = Figure(figsize=(8, 4.2), layout="constrained")
@@ -37,7 +66,8 @@ def revenue_and_units_svg(labels, revenue_cents, units, title):
     units_axes.bar(positions, units, color=UNITS_COLOUR)
     units_axes.set_ylabel("Units")
     units_axes.yaxis.get_major_locator().set_params(integer=True)
-    units_axes.set_xticks(list(positions), labels, rotation=90 if len(labels) > 14 else 0, fontsize=8)
+    ticks, tick_labels = thinned_ticks(labels)
+    units_axes.set_xticks(ticks, tick_labels, fontsize=8)
     for axes in (revenue_axes, units_axes):
         axes.spines[["top", "right"]].set_visible(False)
         axes.grid(axis="y", linewidth=0.4, alpha=0.6)

@@ -19,7 +19,9 @@ import re
 from dataclasses import dataclass
 
 from django.db import connections, models
+from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING
+from pymongo.errors import DuplicateKeyError
 
 from shop.mongo.documents import model_from_document
 
@@ -57,6 +59,10 @@ class MongoCollectionMixin:
 
 
 # -- events ------------------------------------------------------------
+
+#: The ``ref`` prefix of the sales written by the shop's checkout (``record_order``);
+#: any other ``ref`` marks a sale imported by ``import_sales`` (``load_sales``).
+ORDER_REF_PREFIX = "order:"
 
 EVENT_INDEXES = [
     # The rollups' watermark: events recorded since the last run.
@@ -141,7 +147,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
             qty, price = int(line["qty"]), int(line["price"])
             document = self._document(
                 self.model.SALE, line["sku"], qty=qty, amount=price * qty, userid=userid, ts=ts,
-                ref=f"order:{cart_id}:{number}",
+                ref=f"{ORDER_REF_PREFIX}{cart_id}:{number}",
             )
             # The filter holds the shard key of events, (userid, ts): an upsert on a
             # sharded collection needs it.
@@ -284,6 +290,15 @@ def ranges_covering(unit, starts, max_ranges=16):
     return [tuple(r) for r in ranges]
 
 
+def _each(array, field):
+    """``array``'s elements' ``field``, as an expression: ``"$array.field"`` written with ``$map``.
+
+    SecantusDB (the local server) evaluates a field path through an array of
+    subdocuments in an expression to missing; MongoDB gives the same list either way.
+    """
+    return {"$map": {"input": array, "in": f"$$this.{field}"}}
+
+
 def _in_ranges(field, ranges):
     clauses = [{field: {"$gte": start, "$lt": end}} for start, end in ranges]
     return clauses[0] if len(clauses) == 1 else {"$or": clauses}
@@ -294,8 +309,7 @@ def _period_expression(unit, field):
 
     Weeks use ``$dayOfWeek`` arithmetic (1 = Sunday ... 7 = Saturday: back
     ``(dayOfWeek + 5) % 7`` days to Monday) rather than ``$dateTrunc``'s
-    ``startOfWeek``, which the embedded engine lacks: the same pipeline runs
-    on both engines.
+    ``startOfWeek``, so that the pipeline needs only the most common operators.
     """
     if unit == "week":
         day = {"$dateTrunc": {"date": field, "unit": "day"}}
@@ -304,8 +318,14 @@ def _period_expression(unit, field):
     return {"$dateTrunc": {"date": field, "unit": unit}}
 
 
-_MEASURES = ("total", "count", "units", "views", "carts")
+#: ``live_count``: the sale lines the shop recorded itself (an order line, or an event
+#: without ``ref``), as opposed to history imported by ``import_sales`` (``load_sales``),
+#: which has no views or add-to-cart events behind it; the funnel counts only these.
+_MEASURES = ("total", "count", "units", "views", "carts", "live_count")
 _IS_SALE = {"$eq": ["$type", "sale"]}
+# An anchored $regexMatch (MongoDB 4.2) on the event's ref.
+_IS_LIVE = {"$regexMatch": {"input": {"$ifNull": ["$ref", ORDER_REF_PREFIX]},
+                            "regex": "^" + re.escape(ORDER_REF_PREFIX)}}
 
 
 def _bucket_stages(collection):
@@ -352,11 +372,12 @@ def hourly_pipeline(ranges, collection="stats.hourly"):
             "units": {"$sum": {"$cond": [_IS_SALE, "$qty", 0]}},
             "views": {"$sum": {"$cond": [{"$eq": ["$type", "view"]}, 1, 0]}},
             "carts": {"$sum": {"$cond": [{"$eq": ["$type", "cart"]}, 1, 0]}},
+            "live_count": {"$sum": {"$cond": [{"$and": [_IS_SALE, _IS_LIVE]}, 1, 0]}},
         }},
         {"$lookup": {"from": "products", "localField": "_id.sku", "foreignField": "sku",
                      "as": "product"}},
         {"$addFields": {"category_ids": {
-            "$ifNull": [{"$arrayElemAt": ["$product.categories", 0]}, []]}}},
+            "$ifNull": [{"$arrayElemAt": [_each("$product", "categories"), 0]}, []]}}},
         {"$lookup": {"from": "categories", "localField": "category_ids", "foreignField": "_id",
                      "as": "categories"}},
         {"$project": {
@@ -402,6 +423,9 @@ def level_pipeline(level, ranges):
 # -- rollups -----------------------------------------------------------
 
 PROGRESS_ID = "events"
+#: A range claimed longer ago than this belongs to a run that crashed: the dashboard, its
+#: button and ``rollup_stats`` take it over (an incremental run takes seconds).
+TAKEOVER_AFTER_SECONDS = 300
 
 
 class RollupManager(MongoCollectionMixin, models.Manager):
@@ -417,51 +441,90 @@ class RollupManager(MongoCollectionMixin, models.Manager):
     never counts an event twice and never loses one.
 
     Progress lives in one document of ``stats.progress``: ``pending`` =
-    ``{from, until}`` is written before the first bucket, ``done_until``
-    advances (and ``pending`` goes) only after the last level's write; a run
-    that finds ``pending`` redoes that range first.
+    ``{from, until, run, claimed}`` is written before the first bucket,
+    ``done_until`` advances (and ``pending`` goes) only after the last
+    level's write; a run that finds ``pending`` redoes that range first.
+    Each range is *claimed* by a conditional write on that document
+    (``pending`` absent and ``done_until`` as read, or, to take a pending
+    range over, its ``run`` as read), so two runs started at once roll a
+    range once: the one whose claim is refused writes no bucket.
     """
 
     def progress(self):
-        """``{"done_until": aware datetime or None, "pending": {"from", "until"} or None}``."""
+        """``{"done_until": aware datetime or None, "pending": {"from", "until", "run", "claimed"}
+        or None}`` (``run``: the claiming run's ObjectId, ``claimed``: when, aware UTC; both None
+        for a range pending since before runs were claimed)."""
         document = self.collection.find_one({"_id": PROGRESS_ID}) or {}
         pending = document.get("pending")
         if pending:
-            pending = {"from": aware(pending.get("from")), "until": aware(pending["until"])}
+            pending = {"from": aware(pending.get("from")), "until": aware(pending["until"]),
+                       "run": pending.get("run"), "claimed": aware(pending.get("claimed"))}
         return {"done_until": aware(document.get("done_until")), "pending": pending}
 
-    def rollup(self, until=None):
+    def rollup(self, until=None, takeover_after=None):
         """Roll every event recorded up to ``until`` (aware UTC; default now) into the stats.
 
-        Returns ``{"resumed": bool, "from", "until", "hours": int,
-        "periods": {level name: int}}`` for the last range rolled (``hours``
-        0 when nothing new was recorded). Raises ValueError for a naive
-        ``until``.
+        A pending range (a run that crashed, or one still running) is redone
+        first. ``takeover_after``: None takes a pending range over at once
+        (redoing it is harmless; for a caller that knows no other run is
+        going); a number of seconds (``TAKEOVER_AFTER_SECONDS`` for the
+        dashboard, its button and ``rollup_stats``) takes over only a range
+        claimed longer ago than that, so that a run in progress is not doubled.
+
+        Returns ``{"claimed_elsewhere": bool, "resumed": bool, "from", "until",
+        "hours": int, "periods": {level name: int}}`` for the last range
+        rolled (``hours`` 0 when nothing new was recorded).
+        ``claimed_elsewhere`` True: another run holds the range (its claim
+        came first, or is younger than ``takeover_after``); this call wrote
+        no bucket. Raises ValueError for a naive ``until``.
         """
         if until is not None and until.tzinfo is None:
             raise ValueError("until must be an aware UTC datetime.")
         until = aware(until) or utcnow()
         state = self.progress()
-        resumed = state["pending"] is not None
-        report = {"resumed": resumed, "from": state["done_until"], "until": state["done_until"],
-                  "hours": 0, "periods": {}}
-        if resumed:
-            report = self._roll_range(state["pending"]["from"], state["pending"]["until"])
-            report["resumed"] = True
-            state["done_until"] = state["pending"]["until"]
+        pending = state["pending"]
+        report = {"claimed_elsewhere": False, "resumed": pending is not None,
+                  "from": state["done_until"], "until": state["done_until"], "hours": 0, "periods": {}}
+        if pending is not None:
+            young = (takeover_after is not None and pending["claimed"] is not None
+                     and utcnow() - pending["claimed"] < datetime.timedelta(seconds=takeover_after))
+            run = ObjectId()
+            if young or not self._claim({"pending.until": pending["until"], "pending.run": pending["run"]},
+                                        {"pending.run": run, "pending.claimed": utcnow()}):
+                return {**report, "claimed_elsewhere": True}
+            report = {**self._roll_range(pending["from"], pending["until"], run),
+                      "claimed_elsewhere": False, "resumed": True}
+            state["done_until"] = pending["until"]
         if state["done_until"] is None or until > state["done_until"]:
-            self.collection.update_one(
-                {"_id": PROGRESS_ID},
-                {"$set": {"pending": {"from": state["done_until"], "until": until}}},
-                upsert=True,
-            )
-            fresh = self._roll_range(state["done_until"], until)
-            fresh["resumed"] = resumed
-            report = fresh
+            run = ObjectId()
+            claim = {"from": state["done_until"], "until": until, "run": run, "claimed": utcnow()}
+            if not self._claim({"pending": None, "done_until": state["done_until"]}, {"pending": claim},
+                               upsert=True):
+                return {**report, "claimed_elsewhere": True}
+            report = {**self._roll_range(state["done_until"], until, run),
+                      "claimed_elsewhere": False, "resumed": report["resumed"]}
         return report
 
-    def _roll_range(self, after, until):
-        """Recompute every level for the events recorded in ``(after, until]``, then mark it done."""
+    def _claim(self, condition, fields, upsert=False):
+        """Set ``fields`` on the progress document if it matches ``condition``: one conditional write.
+
+        Returns True when this run got the claim, False when another run's
+        came first (no match, or, with ``upsert``, the duplicate ``_id`` of an
+        insert attempted because the document no longer matched).
+        """
+        try:
+            result = self.collection.update_one({"_id": PROGRESS_ID, **condition}, {"$set": fields},
+                                                upsert=upsert)
+        except DuplicateKeyError:
+            return False
+        return bool(result.matched_count or result.upserted_id is not None)
+
+    def _roll_range(self, after, until, run):
+        """Recompute every level for the events recorded in ``(after, until]``, then mark it done.
+
+        Marking it done is conditional on the claim ``run`` still holding
+        (another run may have taken the range over: it marks it done itself).
+        """
         hours = self.touched_hours(after, until)
         periods = {"hourly": hours}
         for level in LEVELS[1:]:
@@ -470,9 +533,8 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             if periods[level.name]:
                 self.roll_level(level, ranges_covering(level.unit, periods[level.name]))
         self.collection.update_one(
-            {"_id": PROGRESS_ID},
+            {"_id": PROGRESS_ID, "pending.run": run},
             {"$set": {"done_until": until, "updated": utcnow()}, "$unset": {"pending": ""}},
-            upsert=True,
         )
         return {"from": after, "until": until, "hours": len(hours),
                 "periods": {name: len(p) for name, p in periods.items()}}
@@ -536,10 +598,10 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         match = {"kind": kind, **_period(start, end)}
         if kind == "sku":
             join = {"from": "products", "localField": "_id", "foreignField": "sku", "as": "named"}
-            name = "$named.title"
+            name = _each("$named", "title")
         else:
             join = {"from": "categories", "localField": "_id", "foreignField": "_id", "as": "named"}
-            name = "$named.name"
+            name = _each("$named", "name")
         cursor = self.get_collection(LEVELS_BY_NAME[level].collection).aggregate([
             {"$match": match},
             {"$group": {"_id": "$ref", "total": {"$sum": "$total"}, "units": {"$sum": "$units"},
@@ -550,7 +612,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             {"$lookup": join},
             {"$project": {"total": 1, "units": 1, "count": 1,
                           "name": {"$ifNull": [{"$arrayElemAt": [name, 0]}, None]},
-                          "slug": {"$ifNull": [{"$arrayElemAt": ["$named.slug", 0]}, None]}}},
+                          "slug": {"$ifNull": [{"$arrayElemAt": [_each("$named", "slug"), 0]}, None]}}},
         ])
         rows = [{"ref": d["_id"], "name": d.get("name") or str(d["_id"]), "slug": d.get("slug"),
                  "total": d["total"], "units": d["units"], "count": d["count"]} for d in cursor]
@@ -614,6 +676,7 @@ class ReportManager(MongoCollectionMixin, models.Manager):
     def totals_with_tax(self, start, end, tax_percent):
         """Monthly store revenue in ``[start, end)`` with tax added (``$let``), from ``stats.monthly``.
 
+        ``start``, ``end``: aware UTC month starts, or None for an open bound.
         ``tax_percent``: an int 0..100. Returns ``[{d, net, tax, gross}, ...]``
         in cents (tax rounded to the cent), oldest first. Raises ValueError
         for a rate outside 0..100.
@@ -623,7 +686,7 @@ class ReportManager(MongoCollectionMixin, models.Manager):
             raise ValueError("The tax rate must be between 0 and 100 percent.")
         tax = {"$round": [{"$divide": [{"$multiply": ["$total", tax_percent]}, 100]}, 0]}
         cursor = self.get_collection("stats.monthly").aggregate([
-            {"$match": {"k": "store", "d": {"$gte": start, "$lt": end}}},
+            {"$match": {"k": "store", **_period(start, end)}},
             {"$project": {"_id": 0, "d": 1, "net": "$total", "tax": tax,
                           "gross": {"$let": {"vars": {"net": "$total", "tax": tax},
                                              "in": {"$add": ["$$net", "$$tax"]}}}}},
@@ -635,16 +698,8 @@ class ReportManager(MongoCollectionMixin, models.Manager):
     def sales_by_weekday(self, start=None, end=None):
         """Store revenue and sales per weekday over ``[start, end)`` from ``stats.daily``
         (``$dayOfWeek``). Returns 7 rows ``{weekday, total, count}``, Monday first."""
-        match = {"k": "store"}
-        period = {}
-        if start is not None:
-            period["$gte"] = start
-        if end is not None:
-            period["$lt"] = end
-        if period:
-            match["d"] = period
         cursor = self.get_collection("stats.daily").aggregate([
-            {"$match": match},
+            {"$match": {"k": "store", **_period(start, end)}},
             {"$group": {"_id": {"$dayOfWeek": "$d"}, "total": {"$sum": "$total"},
                         "count": {"$sum": "$count"}}},
         ])

@@ -1,8 +1,9 @@
 """The staff dashboard and reports (inside the admin: staff only, the admin's look).
 
-Thin: parse the period, call ``RollupProgress.objects`` / ``Event.reports``,
-draw the charts, render. Everything shown comes from the rollups
-(``stats.*``) and the catalog, never from the raw events.
+Thin: parse the period, bring the statistics up to date (``ensure_fresh``),
+call ``RollupProgress.objects`` / ``Event.reports``, draw the charts, render.
+Everything shown comes from the rollups (``stats.*``) and the catalog, never
+from the raw events.
 """
 
 import calendar
@@ -15,11 +16,14 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import BadRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from .charts import revenue_and_units_svg
-from .managers import period_end
+from .freshness import ensure_fresh
+from .funnel import funnel
+from .managers import TAKEOVER_AFTER_SECONDS, period_end
 from .models import Event, RollupProgress
 
 UTC = datetime.UTC
@@ -82,6 +86,13 @@ class Period:
             return str(self.year)
         return f"{calendar.month_name[self.month]} {self.year}"
 
+    @property
+    def query(self):
+        """The period as a query string: ``""``, ``"?year=2023"`` or ``"?year=2023&month=3"``."""
+        if self.year is None:
+            return ""
+        return f"?year={self.year}" + (f"&month={self.month}" if self.month else "")
+
 
 def _bars(period, buckets):
     """``[{label, link, total, units, count, mean}, ...]``: one bar per year, month or day.
@@ -109,94 +120,105 @@ def _bars(period, buckets):
     return bars
 
 
+def _every_month(buckets):
+    """One bar per month from the first bucket's month to the last one's, zero where nothing
+    sold (so that the chart's axis keeps time): ``[{label "YYYY-MM", link, total, units, count,
+    mean}, ...]``."""
+    if not buckets:
+        return []
+    by_start = {b["d"]: b for b in buckets}
+    bars, month, last = [], buckets[0]["d"], buckets[-1]["d"]
+    while month <= last:
+        bucket = by_start.get(month, {})
+        bars.append({"label": f"{month:%Y-%m}", "link": f"?year={month.year}&month={month.month}",
+                     **{m: bucket.get(m, 0) for m in ("total", "units", "count", "mean")}})
+        month = period_end("month", month)
+    return bars
+
+
 def _chart(bars, title):
     return mark_safe(revenue_and_units_svg(  # noqa: S308 - matplotlib's SVG of our own figures
         [b["label"] for b in bars], [b["total"] for b in bars], [b["units"] for b in bars], title))
 
 
-def _funnel(totals):
-    """Views -> add-to-cart -> sales, each with its share of the step before (percent or None)."""
-    steps = [("Product views", totals["views"]), ("Add to cart", totals["carts"]),
-             ("Sales (lines sold)", totals["count"])]
-    funnel, previous = [], None
-    for name, value in steps:
-        rate = round(100 * value / previous, 1) if previous else None
-        funnel.append({"name": name, "value": value, "rate": rate})
-        previous = value
-    return funnel
-
-
-# matplotlib's inline SVG styles its shapes with style attributes (and the pages
-# carry a <style> block): the shop's Content-Security-Policy allows inline
-# styles on these two staff pages only; scripts stay 'self' only.
+# matplotlib's inline SVG styles its shapes with style attributes and a <style>
+# element (the pages' own styles are a static file): the shop's
+# Content-Security-Policy allows inline styles on these two staff pages only;
+# scripts stay 'self' only.
 STAFF_CHART_STYLES = csp_update({"style-src": [UNSAFE_INLINE]})
 
 
 @STAFF_CHART_STYLES
 def dashboard(request):
     """``/admin/analytics/``: revenue and units charts, drill-down year -> months -> days,
-    top products and categories and the funnel for the period (``?year=&month=``)."""
+    top products and categories and the funnel for the period (``?year=&month=``).
+
+    Rolls up first when the statistics are older than ``ANALYTICS_ROLLUP_LAG``
+    (``analytics.freshness``)."""
     period = Period.from_query(request.GET)
+    freshness = ensure_fresh()
     stats = RollupProgress.objects
     bars = _bars(period, stats.buckets(period.series_level, "store", period.start, period.end))
-    charts = [_chart(bars, {"yearly": "Revenue and units by year",
-                            "monthly": f"Revenue and units by month, {period.label}",
-                            "daily": f"Revenue and units by day, {period.label}"}[period.series_level])]
+    chart = _chart(bars, {"yearly": "Revenue and units by year",
+                          "monthly": f"Revenue and units by month, {period.label}",
+                          "daily": f"Revenue and units by day, {period.label}"}[period.series_level])
+    month_bars, month_chart = [], None
     if period.year is None:
-        months = stats.buckets("monthly", "store")
-        if months:
-            month_bars = [{"label": f"{b['d']:%Y-%m}", "total": b["total"], "units": b["units"]}
-                          for b in months]
-            charts.append(_chart(month_bars, "Revenue and units by month"))
+        month_bars = _every_month(stats.buckets("monthly", "store"))
+        if month_bars:
+            month_chart = _chart(month_bars, "Revenue and units by month")
     totals = stats.totals(period.level, period.start, period.end)
     context = {
         **admin.site.each_context(request),
-        "title": f"Sales analytics: {period.label}",
+        "title": f"Sales dashboard: {period.label}",
         "period": period,
         "bars": bars,
-        "charts": charts,
+        "chart": chart,
+        "month_bars": month_bars,
+        "month_chart": month_chart,
         "totals": totals,
-        "funnel": _funnel(totals),
+        "funnel": funnel(totals),
         "top_products": stats.top("sku", period.level, period.start, period.end),
         "top_categories": stats.top("category", period.level, period.start, period.end),
-        "progress": stats.progress(),
+        "freshness": freshness,
     }
     return render(request, "analytics/dashboard.html", context)
 
 
 @STAFF_CHART_STYLES
 def reports(request):
-    """``/admin/analytics/reports/``: price bands, missing descriptions, monthly totals with
-    tax and sales by weekday (seed 004's operators) for ``?year=`` (default: all time, and the
-    latest year with sales for the monthly totals)."""
+    """``/admin/analytics/reports/?year=&month=``: the catalog's price bands and missing
+    descriptions (today), and the period's monthly totals with tax and sales by weekday (seed
+    004's operators). Rolls up first when the statistics are stale, like the dashboard."""
     period = Period.from_query(request.GET)
-    if period.month is not None:
-        raise BadRequest("Reports cover a year or all time.")
+    freshness = ensure_fresh()
     years = [b["d"].year for b in RollupProgress.objects.buckets("yearly")]
-    tax_year = period.year or (years[-1] if years else datetime.datetime.now(UTC).year)
-    tax_start = datetime.datetime(tax_year, 1, 1, tzinfo=UTC)
     missing_count, missing = Event.reports.missing_descriptions()
     context = {
         **admin.site.each_context(request),
         "title": f"Sales reports: {period.label}",
         "period": period,
+        "years": years,
         "price_bands": Event.reports.price_bands(),
         "missing_count": missing_count,
         "missing": missing,
-        "tax_year": tax_year,
         "tax_percent": settings.ANALYTICS_TAX_PERCENT,
-        "with_tax": Event.reports.totals_with_tax(
-            tax_start, period_end("year", tax_start), settings.ANALYTICS_TAX_PERCENT),
+        "with_tax": Event.reports.totals_with_tax(period.start, period.end, settings.ANALYTICS_TAX_PERCENT),
         "weekdays": Event.reports.sales_by_weekday(period.start, period.end),
+        "freshness": freshness,
     }
     return render(request, "analytics/reports.html", context)
 
 
 @require_POST
 def rollup_now(request):
-    """POST ``/admin/analytics/rollup/``: roll up every event recorded until now, then back to the
-    dashboard with what it did. (On a server ``rollup_stats`` runs from cron; on the embedded
-    engine, whose store lives in the serving process, this is how staff refresh the figures.)"""
-    report = RollupProgress.objects.rollup()
-    messages.success(request, f"Rolled up: {report['hours']} hour{'s' * (report['hours'] != 1)} recomputed.")
-    return redirect("analytics:dashboard")
+    """POST ``/admin/analytics/rollup/[?year=&month=]``: roll up every event recorded until now,
+    then back to the dashboard's period with what it did. The dashboard rolls up by itself when its
+    figures are older than ``ANALYTICS_ROLLUP_LAG``; this is for the events of the last minute."""
+    period = Period.from_query(request.GET)
+    report = RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS)
+    if report["claimed_elsewhere"]:
+        messages.info(request, "Another rollup is under way; its figures appear when it finishes.")
+    else:
+        messages.success(request, f"Rolled up: {report['hours']} hour{'s' * (report['hours'] != 1)} recomputed.")
+    return redirect(reverse("analytics:dashboard") + period.query)

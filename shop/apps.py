@@ -10,7 +10,10 @@ OBJECT_ID_AUTO_FIELD = "django_mongodb_backend.fields.ObjectIdAutoField"
 
 
 class MongoAdminConfig(AdminConfig):
+    """Django's admin with ObjectId keys, on the shop's site (the index lists apps' own pages)."""
+
     default_auto_field = OBJECT_ID_AUTO_FIELD
+    default_site = "shop.admin_site.ShopAdminSite"
 
 
 class MongoAuthConfig(AuthConfig):

@@ -150,6 +150,9 @@ PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestP
 
 # Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
 ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=20)
+# Issue 16: the staff dashboard's figures are never older than this many seconds: opening
+# it runs the incremental rollup first when they are (rollup_stats's --lag default, the seed's 60).
+ANALYTICS_ROLLUP_LAG = env.int("ANALYTICS_ROLLUP_LAG", default=60)
 
 # ---------------------------------------------------------------------------
 # Production serving and security (README: "Production serving and security").

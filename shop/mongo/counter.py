@@ -1,4 +1,4 @@
-"""Counting database round trips, on both engines.
+"""Counting database round trips: pymongo command monitoring, the same on every server.
 
 Tests assert how many round trips a page or an action costs (a figure that
 does not depend on the machine, unlike a timing)::
@@ -7,11 +7,10 @@ does not depend on the machine, unlike a timing)::
         client.get("/c/rock/")
     assert ops.total <= 3
 
-On a real server every command pymongo sends is seen through its command
-monitoring (``CommandCounter`` is registered on the client by the backend);
-on the embedded engine every collection or database call is recorded by the
-locked proxies of ``shop.mongo.embedded``. Counting covers every thread of
-the process while the block is open.
+Every command pymongo sends is seen through its command monitoring
+(``CommandCounter`` is registered on the client by the backend), on the
+local server and on any MongoDB alike. Counting covers every thread of the
+process while the block is open.
 """
 
 import threading
@@ -25,15 +24,8 @@ _DRIVER_COMMANDS = frozenset(
     {"hello", "ismaster", "isMaster", "saslStart", "saslContinue", "endSessions", "killCursors"}
 )
 
-# Write commands on a real server and write methods on the embedded engine.
-WRITE_OPERATIONS = frozenset(
-    {
-        "insert", "update", "delete", "findAndModify",
-        "insert_one", "insert_many", "update_one", "update_many", "replace_one",
-        "delete_one", "delete_many", "bulk_write", "find_one_and_update",
-        "find_one_and_replace", "find_one_and_delete",
-    }
-)
+# The write commands.
+WRITE_OPERATIONS = frozenset({"insert", "update", "delete", "findAndModify"})
 
 _lock = threading.Lock()
 _active = []
@@ -91,7 +83,7 @@ def record(collection, operation):
 
 
 class CommandCounter(monitoring.CommandListener):
-    """pymongo command listener feeding ``record()`` on a real server."""
+    """pymongo command listener feeding ``record()``."""
 
     def started(self, event):
         name = event.command_name

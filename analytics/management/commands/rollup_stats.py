@@ -6,14 +6,17 @@ the last run are recomputed. Periods are UTC: hours, days, ISO weeks (Monday
 from the 1st, years from January 1st. Events recorded in the last ``--lag`` seconds
 (default 60, as in the seed) wait for the next run, so that a write still
 in flight when the run starts is not skipped. Safe to re-run, and after a
-crash: see ``analytics.managers.RollupManager``.
+crash: see ``analytics.managers.RollupManager``. When another run (another
+command, or the dashboard rolling up on opening) holds the range, it says so
+and writes nothing; a range claimed more than ``--takeover-after`` seconds
+ago (default 300) is a crashed run's, redone first.
 """
 
 import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analytics.managers import utcnow
+from analytics.managers import TAKEOVER_AFTER_SECONDS, utcnow
 from analytics.models import RollupProgress
 from shop.commandlog import log_change
 
@@ -26,13 +29,24 @@ class Command(BaseCommand):
             "--lag", type=int, default=60,
             help="Leave the events recorded in the last LAG seconds for the next run (default 60).",
         )
+        parser.add_argument(
+            "--takeover-after", type=int, default=TAKEOVER_AFTER_SECONDS,
+            help="Redo a range another run claimed more than this many seconds ago (a crash; "
+                 f"default {TAKEOVER_AFTER_SECONDS}); 0 redoes it at once.",
+        )
 
     def handle(self, *args, **options):
         if options["lag"] < 0:
             raise CommandError("--lag must be 0 or more seconds.")
+        if options["takeover_after"] < 0:
+            raise CommandError("--takeover-after must be 0 or more seconds.")
         until = utcnow() - datetime.timedelta(seconds=options["lag"])
-        report = RollupProgress.objects.rollup(until=until)
+        report = RollupProgress.objects.rollup(until=until, takeover_after=options["takeover_after"])
         if not options["verbosity"]:
+            return
+        if report["claimed_elsewhere"]:
+            log_change(self, "Another rollup holds the range; nothing done (after a crash, "
+                             "--takeover-after 0 redoes its range now).")
             return
         if report["resumed"]:
             log_change(self, "Resumed the unfinished previous run.")

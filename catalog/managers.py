@@ -15,6 +15,7 @@ import re
 
 from bson import ObjectId
 from bson.errors import InvalidId
+from django.conf import settings
 from django.db import connections, models
 from pymongo import ASCENDING, DESCENDING, TEXT, UpdateOne
 from pymongo.errors import DuplicateKeyError, OperationFailure
@@ -22,6 +23,8 @@ from slugify import slugify
 
 from shop.mongo import is_embedded, read_preference
 from shop.mongo.documents import model_from_document
+
+from .subdocuments import SubdocumentMixin
 
 
 class CatalogError(ValueError):
@@ -159,8 +162,8 @@ class MongoCollectionMixin:
 _TREE_FIELDS = {"name": 1, "slug": 1, "parent_id": 1}
 
 
-class CategoryManager(MongoCollectionMixin, models.Manager):
-    """Seed 000's category hierarchy operations, root-first ancestors."""
+class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+    """Seed 000's category hierarchy operations, root-first ancestors; seed 002's reads by path."""
 
     # -- reads ---------------------------------------------------------
 
@@ -189,6 +192,19 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         crumbs = [{"name": a["name"], "slug": a["slug"]} for a in document.get("ancestors", [])]
         return [*crumbs, {"name": document["name"], "slug": document["slug"]}]
+
+    def read_by_path(self, slug, steps=()):
+        """The category document with ``slug``, or its value at ``steps`` (seed 002): one read.
+
+        See ``SubdocumentMixin.read_path``. Raises ``Category.DoesNotExist``,
+        ``MalformedPath``, ``PathNotFound``.
+        """
+        return self.read_path({"slug": str(slug)}, steps)
+
+    def child_crumbs(self, category_id):
+        """The direct subcategories of ``category_id`` as ``[{_id, slug, name}]``, by name: one read."""
+        cursor = self.read_collection.find({"parent_id": category_id}, {"slug": 1, "name": 1})
+        return sorted(cursor, key=lambda d: (d["name"].lower(), d["_id"]))
 
     def top_level(self):
         """The categories without a parent, by name."""
@@ -517,8 +533,8 @@ _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist":
 _CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
 
 
-class ProductManager(MongoCollectionMixin, models.Manager):
-    """Seed 001's product catalog reads."""
+class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+    """Seed 001's product catalog reads; seed 002's reads by path."""
 
     def get_by_sku(self, sku):
         """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
@@ -526,6 +542,19 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.from_document(document)
+
+    def read_by_path(self, sku, steps=()):
+        """The product document with ``sku``, or its value at ``steps`` (seed 002): one read.
+
+        The document is served as stored, without ``title_lower`` (a search
+        copy of the title) and with ``currency``: the currency of its prices,
+        which are integer cents (``settings.SHOP_CURRENCY``). See
+        ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
+        ``MalformedPath``, ``PathNotFound``.
+        """
+        prepare = [{"$project": {"title_lower": 0}},
+                   {"$set": {"currency": {"$literal": settings.SHOP_CURRENCY}}}]
+        return self.read_path({"sku": str(sku)}, steps, prepare)
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):

@@ -84,7 +84,7 @@ def _read(request, manager, key, path, unknown):
 
 
 @api.get("/products/{sku}", response={200: schemas.ProductDocument, **ERRORS},
-         url_name="product", summary="A product document")
+         by_alias=True, url_name="product", summary="A product document")
 def product_document(request, sku: str):
     """The whole product document (seed 002: the root prefix)."""
     return _read(request, Product.objects, sku, "", f"No product with SKU {sku!r}.")
@@ -98,7 +98,8 @@ def product_subdocument(request, sku: str, path: str):
 
 
 @api.get("/categories/{slug}", response={200: schemas.CategoryDocument, **ERRORS},
-         url_name="category", summary="A category, its ancestors and its children")
+         by_alias=True, url_name="category",
+         summary="A category, its ancestors and its children")
 def category_document(request, slug: str):
     """The category document (ancestors root first) and its direct subcategories (2 reads)."""
     try:
@@ -110,7 +111,8 @@ def category_document(request, slug: str):
 
 
 @api.get("/categories/{slug}/products", response={200: schemas.ProductPage, **ERRORS},
-         url_name="category-products", summary="The products of a category and its subtree")
+         by_alias=True, url_name="category-products",
+         summary="The products of a category and its subtree")
 def category_products(request, slug: str, page: int = 1,
                       sort: Literal["newest", "price", "-price", "title"] = "newest"):
     """A page of the products listed in the category or any category below it, in the

@@ -22,6 +22,8 @@ class Error(Schema):
 
 
 class Pricing(Schema):
+    """A product's prices (seed 001), integer cents."""
+
     list: int = Field(description="List price, integer cents.")
     retail: int = Field(description="Retail price, integer cents.")
     savings: int = Field(description="list - retail, integer cents.")
@@ -29,6 +31,8 @@ class Pricing(Schema):
 
 
 class Track(Schema):
+    """A track of an album or an episode of a season, in order."""
+
     number: int
     title: str
     composer: str = ""
@@ -88,6 +92,8 @@ class CategoryDocument(Schema):
 
 
 class ProductCard(Schema):
+    """A product of a listing: what a category page's card shows."""
+
     id: str = Field(alias="_id", description="ObjectId.")
     sku: str
     title: str

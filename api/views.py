@@ -22,7 +22,7 @@ from catalog.subdocuments import PathError, PathNotFound
 from . import schemas
 from .encoding import product_card, to_json
 from .paths import parse_path
-from .responses import answer, error
+from .responses import answer, error, with_cache_headers
 
 DESCRIPTION = """
 Read-only JSON view of the Chinook Records catalog.
@@ -52,6 +52,7 @@ api = NinjaAPI(
     # Swagger UI from django-ninja's bundled files (served by the shop, no CDN), without
     # the online validator badge: the shop's CSP allows scripts and requests to itself only.
     docs=Swagger(settings={"validatorUrl": None}),
+    docs_decorator=with_cache_headers,  # ETag and Cache-Control on the schema and docs too
 )
 
 ERRORS = {400: schemas.Error, 404: schemas.Error}
@@ -148,3 +149,8 @@ def category_subdocument(request, slug: str, path: str):
     it is only in the whole category's answer)."""
     return _read(request, Category.objects, slug, path, f"No category with slug {slug!r}.")
 
+
+@api.get("/{path:rest}", include_in_schema=False)
+def unknown(request, rest: str):
+    """Any other URL under ``/api/v1/``: a JSON 404 (not the shop's HTML page)."""
+    return error(request, 404, "No such API endpoint: see /api/v1/docs.")

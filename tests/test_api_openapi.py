@@ -37,3 +37,18 @@ def test_the_docs_page_loads_swagger_ui_from_the_shop(client):
     assert 'src="/static/ninja/swagger-ui-bundle.js"' in html
     assert "cdn" not in html.lower()
     assert "/api/v1/openapi.json" in html
+
+
+def test_the_schema_and_docs_have_an_etag_and_cache_control(client):
+    for url in ("/api/v1/openapi.json", "/api/v1/docs"):
+        response = client.get(url)
+        assert response["Cache-Control"] == "public, max-age=60"
+        assert client.get(url, headers={"If-None-Match": response["ETag"]}).status_code == 304
+
+
+def test_an_unknown_api_url_is_a_json_404(client):
+    for url in ("/api/v1/nothing", "/api/v1/products/CHK-0001/", "/api/v1/products"):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert response["Content-Type"] == "application/json"
+        assert "docs" in response.json()["detail"]

@@ -552,9 +552,9 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
         ``MalformedPath``, ``PathNotFound``.
         """
-        prepare = [{"$project": {"title_lower": 0}},
-                   {"$set": {"currency": {"$literal": settings.SHOP_CURRENCY}}}]
-        return self.read_path({"sku": str(sku)}, steps, prepare)
+        root_fields = {"title_lower": "$$REMOVE",
+                       "currency": {"$literal": settings.SHOP_CURRENCY}}
+        return self.read_path({"sku": str(sku)}, steps, root_fields)
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):

@@ -72,7 +72,7 @@ def cut_in_python(steps):
 def read_by_path(steps):
     """``read_by_path``, with the bytes the aggregation returned."""
     collection = Product.objects.read_collection
-    pipeline = path_pipeline({"sku": SKU}, steps, {"title_lower": "$$REMOVE"})
+    pipeline = path_pipeline({"sku": SKU}, steps, hidden=("title_lower",))
     documents = list(collection.aggregate(pipeline))
     return sum(len(bson.encode(d)) for d in documents)
 

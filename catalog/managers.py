@@ -552,9 +552,8 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
         ``MalformedPath``, ``PathNotFound``.
         """
-        root_fields = {"title_lower": "$$REMOVE",
-                       "currency": {"$literal": settings.SHOP_CURRENCY}}
-        return self.read_path({"sku": str(sku)}, steps, root_fields)
+        return self.read_path({"sku": str(sku)}, steps, hidden=("title_lower",),
+                              added={"currency": settings.SHOP_CURRENCY})
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):

@@ -7,7 +7,8 @@ each an object key or, on a list, the element's index, and a subdocument is
 read by evaluating the path on the server and returning only its value.
 
 ``SubdocumentMixin.read_path`` (mixed into ``CategoryManager`` and
-``ProductManager``) does that in one aggregation: a ``$match`` on the
+``ProductManager``) reads the whole document with one ``find_one`` and a
+subdocument with one aggregation: a ``$match`` on the
 document's key and one ``$project`` whose expression is a chain of nested
 ``$let``, one per step, each binding the key (``$getField``) or the element
 (``$arrayElemAt``) of the previous step's value; the innermost returns the
@@ -116,26 +117,18 @@ def _step_expression(previous, step):
                       _UNRESOLVED]}
 
 
-def path_pipeline(match, steps, root_fields=None):
-    """The aggregation that reads the value at ``steps`` of the document matching ``match``.
+def path_pipeline(match, steps, hidden=(), added=None):
+    """The aggregation that reads the value at ``steps`` (at least one) of the document
+    matching ``match``.
 
     ``match`` is a ``$match`` filter built by the manager from a key (never
     from user input as a dict); ``steps`` are checked steps (``check_steps``);
-    ``root_fields`` maps top-level field names to the expression served
-    instead of the stored value (``"$$REMOVE"`` hides a field, a ``$literal``
-    adds one). The pipeline yields at most one document: the document itself
-    (with ``root_fields``) for no steps, else ``{"answer": {"types": [the BSON
-    type of each step's value, "missing" where it does not resolve], "value":
-    the value}}``.
+    the document is taken without its top-level fields ``hidden`` and with the
+    fields of ``added`` (``{name: plain value}``). The pipeline yields at most
+    one document: ``{"answer": {"types": [the BSON type of each step's value,
+    "missing" where it does not resolve], "value": the value}}``.
     """
-    root_fields = root_fields or {}
-    pipeline = [{"$match": match}, {"$limit": 1}]
-    if not steps:
-        # An exclusion $project hides: the embedded engine's $set ignores $$REMOVE.
-        hidden = {name: 0 for name, value in root_fields.items() if value == "$$REMOVE"}
-        added = {name: value for name, value in root_fields.items() if value != "$$REMOVE"}
-        return [*pipeline, *([{"$project": hidden}] if hidden else []),
-                *([{"$set": added}] if added else [])]
+    added = added or {}
     names = [f"$${_VARIABLE.format(n)}" for n in range(len(steps))]
     expression = {
         "types": [{"$cond": [f"{name}.ok", {"$type": f"{name}.v"}, "missing"]} for name in names],
@@ -143,16 +136,17 @@ def path_pipeline(match, steps, root_fields=None):
     }
     for number in reversed(range(len(steps))):
         step = steps[number]
-        if number == 0 and step in root_fields:
-            override = root_fields[step]
-            pair = _UNRESOLVED if override == "$$REMOVE" else {"ok": True, "v": override}
+        if number == 0 and step in hidden:
+            pair = _UNRESOLVED
+        elif number == 0 and step in added:
+            pair = {"ok": True, "v": {"$literal": added[step]}}
         elif number == 0:
             pair = _step_expression("$$root", step)
         else:
             pair = _step_expression(names[number - 1], step)
         expression = {"$let": {"vars": {_VARIABLE.format(number): pair}, "in": expression}}
     root = {"$let": {"vars": {"root": {"ok": True, "v": "$$ROOT"}}, "in": expression}}
-    return [*pipeline, {"$project": {"_id": 0, "answer": root}}]
+    return [{"$match": match}, {"$limit": 1}, {"$project": {"_id": 0, "answer": root}}]
 
 
 def resolve(steps, answer):
@@ -188,19 +182,28 @@ def resolve(steps, answer):
 class SubdocumentMixin:
     """Manager methods reading a document whole or by path (seed 002); needs ``read_collection``."""
 
-    def read_path(self, match, steps=(), root_fields=None):
-        """The value at ``steps`` in the document matching ``match``: one aggregation.
+    def read_path(self, match, steps=(), hidden=(), added=None):
+        """The value at ``steps`` in the document matching ``match``: one read.
 
-        ``steps`` is a sequence of strings (keys, or list indices as digits);
-        no steps is the whole document. ``root_fields`` overrides top-level
-        fields (see ``path_pipeline``). Returns the value as pymongo decodes
-        it (a dict, list or scalar; ``{}`` and ``[]`` as such). Raises
-        ``self.model.DoesNotExist`` when no document matches,
-        ``MalformedPath`` or ``PathNotFound`` (see ``resolve``).
+        ``steps`` is a sequence of strings (keys, or list indices as digits).
+        No steps is the whole document: one ``find_one``. Otherwise one
+        aggregation (``path_pipeline``) returns only the value at the end of
+        the path. The document is served without its top-level fields
+        ``hidden`` and with the fields of ``added`` (``{name: value}``).
+        Returns the value as pymongo decodes it (a dict, list or scalar;
+        ``{}`` and ``[]`` as such). Raises ``self.model.DoesNotExist`` when no
+        document matches, ``MalformedPath`` or ``PathNotFound`` (see
+        ``resolve``).
         """
         steps = check_steps(steps)
-        cursor = self.read_collection.aggregate(path_pipeline(match, steps, root_fields))
+        if not steps:
+            projection = {name: 0 for name in hidden} or None
+            document = self.read_collection.find_one(match, projection)
+            if document is None:
+                raise self.model.DoesNotExist("No such document.")
+            return {**document, **(added or {})}
+        cursor = self.read_collection.aggregate(path_pipeline(match, steps, hidden, added))
         answer = next(iter(cursor), None)
         if answer is None:
             raise self.model.DoesNotExist("No such document.")
-        return resolve(steps, answer) if steps else answer
+        return resolve(steps, answer)

@@ -130,6 +130,11 @@ def test_a_track_of_a_5000_track_album_moves_only_that_track(client, monkeypatch
             returned.extend(len(bson.encode(d)) for d in documents)
             return iter(documents)
 
+        def find_one(self, *args):
+            document = self.collection.find_one(*args)
+            returned.append(len(bson.encode(document)))
+            return document
+
     monkeypatch.setattr(ProductManager, "read_collection",
                         property(lambda self: Spy(real.fget(self))))
     with count_operations() as ops:

@@ -219,6 +219,8 @@ def test_a_key_on_a_scalar_is_400(client, tree_product, path, position):
 ])
 def test_a_path_that_does_not_resolve_is_404_naming_the_first_step(client, tree_product, path,
                                                                     step, position):
+    """(On SecantusDB the $type of a computed missing value is "object": without the {ok, v}
+    pairs of catalog/subdocuments.py these answered 200 or 400.)"""
     response = get(client, path)
     assert response.status_code == 404
     body = response.json()

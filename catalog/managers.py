@@ -15,6 +15,7 @@ import re
 
 from bson import ObjectId
 from bson.errors import InvalidId
+from django.conf import settings
 from django.db import connections, models
 from pymongo import ASCENDING, DESCENDING, UpdateOne
 from pymongo.errors import DuplicateKeyError
@@ -24,7 +25,7 @@ from shop.mongo import read_preference
 from shop.mongo.documents import model_from_document
 
 from .keywords import KEYWORD_SOURCES, document_keywords, prefix_range, search_words
-
+from .subdocuments import SubdocumentMixin
 
 #: Inserts ``create_category`` tries before giving up (``SlugTaken``).
 MAX_SLUG_ATTEMPTS = 100
@@ -166,8 +167,8 @@ class MongoCollectionMixin:
 _TREE_FIELDS = {"name": 1, "slug": 1, "parent_id": 1}
 
 
-class CategoryManager(MongoCollectionMixin, models.Manager):
-    """Seed 000's category hierarchy operations, root-first ancestors."""
+class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+    """Seed 000's category hierarchy operations, root-first ancestors; seed 002's reads by path."""
 
     # -- reads ---------------------------------------------------------
 
@@ -196,6 +197,19 @@ class CategoryManager(MongoCollectionMixin, models.Manager):
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         crumbs = [{"name": a["name"], "slug": a["slug"]} for a in document.get("ancestors", [])]
         return [*crumbs, {"name": document["name"], "slug": document["slug"]}]
+
+    def read_by_path(self, slug, steps=()):
+        """The category document with ``slug``, or its value at ``steps`` (seed 002): one read.
+
+        See ``SubdocumentMixin.read_path``. Raises ``Category.DoesNotExist``,
+        ``MalformedPath``, ``PathNotFound``.
+        """
+        return self.read_path({"slug": str(slug)}, steps)
+
+    def child_crumbs(self, category_id):
+        """The direct subcategories of ``category_id`` as ``[{_id, slug, name}]``, by name: one read."""
+        cursor = self.read_collection.find({"parent_id": category_id}, {"slug": 1, "name": 1})
+        return sorted(cursor, key=lambda d: (d["name"].lower(), d["_id"]))
 
     def top_level(self):
         """The categories without a parent, by name."""
@@ -521,8 +535,8 @@ _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist":
 _CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
 
 
-class ProductManager(MongoCollectionMixin, models.Manager):
-    """Seed 001's product catalog reads."""
+class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+    """Seed 001's product catalog reads; seed 002's reads by path."""
 
     def get_by_sku(self, sku):
         """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
@@ -530,6 +544,18 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.from_document(document)
+
+    def read_by_path(self, sku, steps=()):
+        """The product document with ``sku``, or its value at ``steps`` (seed 002): one read.
+
+        The document is served as stored, without ``title_lower`` (a search
+        copy of the title) and with ``currency``: the currency of its prices,
+        which are integer cents (``settings.SHOP_CURRENCY``). See
+        ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
+        ``MalformedPath``, ``PathNotFound``.
+        """
+        return self.read_path({"sku": str(sku)}, steps, hidden=("title_lower",),
+                              added={"currency": settings.SHOP_CURRENCY})
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):

@@ -48,6 +48,8 @@ INSTALLED_APPS = [
     "inventory.apps.InventoryConfig",
     "shop.apps.MongoAxesConfig",
     "analytics.apps.AnalyticsConfig",
+    "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
+    "api.apps.ApiConfig",
 ]
 
 MIDDLEWARE = [
@@ -134,8 +136,12 @@ SHOP_LOAD_DEMO_CATALOG = env.bool("SHOP_LOAD_DEMO_CATALOG", default=True)
 SHOP_ADMIN_USERNAME = env.str("SHOP_ADMIN_USERNAME", default="")
 SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
-# Products shown on a category page.
+# Products shown on a category page (and a page of /api/v1/categories/<slug>/products).
 CATALOG_PAGE_SIZE = 24
+# The currency of every price, which the catalog keeps in integer cents.
+SHOP_CURRENCY = "USD"
+# The JSON API (/api/v1/): how long a client or proxy may reuse an answer, in seconds.
+API_CACHE_SECONDS = env.int("API_CACHE_SECONDS", default=60)
 
 # Catalog search and read scaling (issue 5): the read preference of the
 # catalog's read-only queries (seed 001 "Scaling read performance").

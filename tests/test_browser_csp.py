@@ -155,4 +155,25 @@ def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_serve
     assert "Monthly revenue with 20% tax, 2023" in browser.find_element("id", "with-tax-heading").text
     browser.find_element("id", "dashboard-link").click()
     assert browser.title.startswith("Sales dashboard: 2023")
+def test_the_api_docs_work_offline_under_the_policy(browser, live_server, chinook):
+    """Swagger UI comes from the shop's static files (no CDN), reads the OpenAPI schema and
+    calls the API, with no CSP report."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{live_server.url}/api/v1/docs")
+    WebDriverWait(browser, 20).until(
+        lambda d: len(d.find_elements("css selector", ".opblock-summary")) == 5)
+    assert "Chinook Records catalog API" in browser.find_element("css selector", ".title").text
+    # Open the product operation, try it out with a SKU and a path, and read the answer.
+    operation = browser.find_element("id", "operations-default-api_views_product_subdocument")
+    operation.find_element("css selector", ".opblock-summary").click()
+    WebDriverWait(browser, 10).until(
+        lambda d: operation.find_elements("css selector", ".try-out__btn"))
+    operation.find_element("css selector", ".try-out__btn").click()
+    inputs = operation.find_elements("css selector", ".parameters input[type=text]")
+    inputs[0].send_keys("CHK-0001")
+    inputs[1].send_keys("details/tracks/3/title")
+    operation.find_element("css selector", ".execute").click()
+    WebDriverWait(browser, 10).until(
+        lambda d: "Inject The Venom" in operation.text)
     assert csp_reports(browser) == []

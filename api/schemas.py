@@ -1,0 +1,117 @@
+"""The shapes of the API's answers, for its OpenAPI schema and interactive docs.
+
+The views build their JSON themselves (``api.encoding``) and return it as is;
+these pydantic models describe it. Money is integer cents in the currency
+named by ``currency``; ``_id`` and other ObjectIds are strings; times are
+ISO 8601 UTC strings.
+"""
+
+from typing import Optional
+
+from ninja import Field, Schema
+from pydantic import ConfigDict
+
+
+class Error(Schema):
+    """An error: ``detail`` says what is wrong; for a path, ``step`` and ``position``
+    (1-based) name the first step at fault."""
+
+    detail: str
+    step: Optional[str] = None
+    position: Optional[int] = None
+
+
+class Pricing(Schema):
+    """A product's prices (seed 001), integer cents."""
+
+    list: int = Field(description="List price, integer cents.")
+    retail: int = Field(description="Retail price, integer cents.")
+    savings: int = Field(description="list - retail, integer cents.")
+    pct_savings: int = Field(description="Savings in whole percent of the list price.")
+
+
+class Track(Schema):
+    """A track of an album or an episode of a season, in order."""
+
+    number: int
+    title: str
+    composer: str = ""
+    duration: int = Field(description="Milliseconds.")
+    price: int = Field(description="Integer cents.")
+
+
+class Details(Schema):
+    """The details of the product's type (Audio Album, TV Season, Film): the fields below
+    that the type has, and ``_label``, the name of the details' type."""
+
+    model_config = ConfigDict(extra="allow")
+    artist: Optional[str] = None
+    genre: list[str] = []
+    issue_date: Optional[str] = Field(None, description="ISO 8601, UTC.")
+    tracks: list[Track] = Field([], description="Tracks or episodes, in order.")
+    director: list[str] = []
+    writer: list[str] = []
+    actor: list[str] = []
+
+
+class ProductDocument(Schema):
+    """A product document as stored (seed 001), with ``currency`` added."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = Field(alias="_id", description="ObjectId.")
+    sku: str
+    type: str
+    title: str
+    description: str = ""
+    categories: list[str] = Field(description="ObjectIds of the categories it is listed in.")
+    shipping: Optional[dict] = None
+    pricing: Pricing
+    details: Optional[Details] = None
+    currency: str = Field(description="ISO 4217 code of every price in the document.")
+
+
+class Crumb(Schema):
+    """A category named by id, slug and name (an ancestor, a child)."""
+
+    id: str = Field(alias="_id", description="ObjectId.")
+    slug: str
+    name: str
+
+
+class CategoryDocument(Schema):
+    """A category document as stored (seed 000), with ``children`` added."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = Field(alias="_id", description="ObjectId.")
+    name: str
+    slug: str
+    parent_id: Optional[str] = Field(None, description="ObjectId of the parent; null at the top.")
+    ancestors: list[Crumb] = Field(description="Root first, parent last.")
+    taxonomy_id: Optional[int] = None
+    children: list[Crumb] = Field(description="Direct subcategories, by name.")
+
+
+class ProductCard(Schema):
+    """A product of a listing: what a category page's card shows."""
+
+    id: str = Field(alias="_id", description="ObjectId.")
+    sku: str
+    title: str
+    type: str
+    artist: Optional[str] = None
+    issue_date: Optional[str] = Field(None, description="ISO 8601, UTC.")
+    pricing: Pricing
+    currency: str
+    url: str = Field(description="The product document in this API.")
+
+
+class ProductPage(Schema):
+    """A page of the products of a category and its whole subtree."""
+
+    category: Crumb
+    sort: str
+    page: int
+    pages: int
+    per_page: int
+    count: int = Field(description="Products in the category and its subtree.")
+    products: list[ProductCard]

@@ -125,7 +125,7 @@ def category_products(request, slug: str, page: int = 1,
         node = Category.objects.get_by_slug(slug)
     except Category.DoesNotExist:
         return error(request, 404, f"No category with slug {slug!r}.")
-    descendants, _top = Category.objects.subtree_and_top_level(node)
+    descendants = Category.objects.descendants(node)
     per_page = settings.CATALOG_PAGE_SIZE
     listing = Product.objects.listing([node.pk, *(d.pk for d in descendants)], sort=sort,
                                       page=page, per_page=per_page)

@@ -1,10 +1,9 @@
 """The catalog in the Django admin: the category tree and the products.
 
-Categories: the changelist shows the whole tree, indented in tree order,
-with the number of products listed in each category; it costs the same
-few round trips whatever the size of the tree (``CategoryChangeList``:
-``Category.objects.tree()`` is one read, ``Product.objects.count_by_category()``
-one aggregation; search and pagination run over that list). Every add,
+Categories: the changelist is the whole tree, indented, collapsible, with
+the products of each category and of its subtree, reordered and moved by
+drag and drop (``catalog/admin_tree.py``); it costs the same few round
+trips whatever the size of the tree. Every add,
 rename, slug change, move and delete goes through ``Category.objects``
 (seed 000), so the ancestors of every category stay right; what the manager
 refuses (a cycle, a taken slug, a delete of a category that is not empty)
@@ -19,10 +18,10 @@ but not change; every change is in Django's LogEntry history.
 """
 
 from django.contrib import admin, messages
-from django.contrib.admin.views.main import ChangeList
 from django.http import HttpResponseRedirect
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from .admin_forms import (
     DETAILS_FORMS,
@@ -30,44 +29,10 @@ from .admin_forms import (
     ProductAdminForm,
     details_field_names,
 )
+from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .managers import CatalogError, CategoryNotEmpty, as_object_id
 from .models import Category, Product
 from .templatetags.shop import money
-
-
-class CategoryChangeList(ChangeList):
-    """The category changelist: the whole tree from one read, product counts from one aggregation.
-
-    Search (``?q=``, case-insensitive, in names and slugs) and pagination run
-    over the tree in memory, so the page costs a constant number of round
-    trips, whatever the number of categories. The rows keep tree order.
-    """
-
-    def get_results(self, request):
-        nodes = Category.objects.tree()
-        product_counts = Product.objects.count_by_category()
-        full_count = len(nodes)
-        if self.query:
-            term = self.query.casefold()
-            nodes = [c for c in nodes if term in c.name.casefold() or term in c.slug.casefold()]
-        paginator = self.model_admin.get_paginator(request, nodes, self.list_per_page)
-        result_count = paginator.count
-        can_show_all = result_count <= self.list_max_show_all
-        multi_page = result_count > self.list_per_page
-        if (self.show_all and can_show_all) or not multi_page:
-            result_list = nodes
-        else:
-            result_list = paginator.get_page(self.page_num).object_list
-        for category in result_list:
-            category.product_count = product_counts.get(category.pk, 0)
-        self.result_count = result_count
-        self.show_full_result_count = True
-        self.full_result_count = full_count
-        self.show_admin_actions = bool(full_count)
-        self.result_list = result_list
-        self.can_show_all = can_show_all
-        self.multi_page = multi_page
-        self.paginator = paginator
 
 
 @admin.register(Category)
@@ -75,16 +40,32 @@ class CategoryAdmin(admin.ModelAdmin):
     """The category tree, edited through ``Category.objects`` (seed 000's ancestor operations)."""
 
     form = CategoryAdminForm
-    list_display = ["tree_name", "slug", "product_count"]
-    list_display_links = ["tree_name"]
+    list_display = ["tree_name", "slug", "product_count", "subtree_count"]
+    list_display_links = None  # tree_name links to the change form itself, beside its buttons.
     search_fields = ["name", "slug"]
-    search_help_text = "Search category names and slugs."
+    search_help_text = "Search category names and slugs; the tree opens the path to each match."
     sortable_by = ()  # Always tree order.
-    list_per_page = 100
+    list_per_page = list_max_show_all = TREE_PAGE_SIZE  # The whole tree on one page.
     fields = ["name", "slug", "parent"]
+    change_list_template = "admin/catalog/category/change_list.html"
+
+    class Media:
+        css = {"all": ["shop/admin/category_tree.css"]}
+        js = ["shop/admin/category_tree.js"]
 
     def get_changelist(self, request, **kwargs):
         return CategoryChangeList
+
+    def get_urls(self):
+        move = self.admin_site.admin_view(lambda request: move_view(self, request))
+        return [path("move/", move, name="catalog_category_move"), *super().get_urls()]
+
+    def changelist_view(self, request, extra_context=None):
+        """The tree; the template gets the move endpoint when staff may change categories."""
+        extra_context = dict(extra_context or {})
+        if self.has_change_permission(request):
+            extra_context["tree_move_url"] = reverse("admin:catalog_category_move")
+        return super().changelist_view(request, extra_context)
 
     def get_search_results(self, request, queryset, search_term):
         # CategoryChangeList searches the tree it read; no query here.
@@ -96,27 +77,34 @@ class CategoryAdmin(admin.ModelAdmin):
         actions.pop("delete_selected", None)
         return actions
 
-    def get_list_display(self, request):
-        if request.GET.get("q"):
-            return [*self.list_display, "path"]  # Matches out of their tree: show where they are.
-        return self.list_display
-
     @admin.display(description="Category")
     def tree_name(self, category):
+        """The row's tree cell: toggle, drag handle and linked name, with the row's place in
+        the tree as data attributes for ``category_tree.js``; indented by the stylesheet."""
+        toggle = format_html(
+            '<button type="button" class="tree-toggle" aria-expanded="true" '
+            'title="Collapse or expand {}"></button>', category.name,
+        ) if getattr(category, "has_children", False) else mark_safe('<span class="tree-toggle-space"></span>')
         return format_html(
-            '<span class="tree-depth-{}" style="padding-left: {}em">{}</span>',
-            category.depth, category.depth * 1.5, category.name,
+            '<span class="tree-node tree-depth-{depth}{match}" data-node="{pk}" data-parent="{parent}"'
+            ' data-depth="{depth}">{toggle}<span class="tree-handle" title="Drag to move">&#x2807;</span>'
+            '<a class="tree-label" href="{url}">{name}</a></span>',
+            depth=min(category.depth, 12), match=" tree-match" if getattr(category, "tree_match", False) else "",
+            pk=category.pk, parent=category.parent_id or "", toggle=toggle,
+            url=reverse("admin:catalog_category_change", args=[category.pk]), name=category.name,
         )
 
-    @admin.display(description="Products")
+    @admin.display(description="Products here")
     def product_count(self, category):
-        number = getattr(category, "product_count", 0)  # Set by CategoryChangeList.
+        """Products listed in the category itself (set by CategoryChangeList)."""
+        return getattr(category, "product_count", 0)
+
+    @admin.display(description="With subcategories")
+    def subtree_count(self, category):
+        """Products listed in the category or below it, each once, linked to that product list."""
+        number = getattr(category, "subtree_count", 0)  # Set by CategoryChangeList.
         url = reverse("admin:catalog_product_changelist")
         return format_html('<a href="{}?category={}">{}</a>', url, category.pk, number)
-
-    @admin.display(description="Path")
-    def path(self, category):
-        return category.path
 
     # -- saving through the manager ----------------------------------------
 

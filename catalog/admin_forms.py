@@ -8,6 +8,7 @@
   move under the category itself or a descendant), so a refusal is a form
   error and nothing is written. Saving is the admin's job, through the
   manager (``catalog/admin.py``).
+* ``CategoryMoveForm``: a drop in the admin's tree (node, target, where).
 * ``AlbumDetailsForm``, ``FilmDetailsForm``, ``SeasonDetailsForm``: one form
   per known product type (seed 001's ``details``).
 * ``ProductAdminForm``: a product's common fields, pricing shown in dollars
@@ -20,7 +21,7 @@ from decimal import Decimal
 from django import forms
 from slugify import slugify
 
-from .managers import InvalidMove, as_object_id
+from .managers import MOVE_PLACES, InvalidMove, as_object_id
 from .models import (
     AlbumDetails,
     Category,
@@ -145,6 +146,33 @@ class CategoryAdminForm(forms.ModelForm):
                 self.add_error("parent", str(error))
             except Category.DoesNotExist:
                 self.add_error("parent", "That category no longer exists.")
+        return cleaned
+
+
+class CategoryMoveForm(forms.Form):
+    """A drop in the admin tree: move ``node`` ``where`` (inside, before, after) ``target``.
+
+    ``node`` and ``target`` are category ids, cleaned to Category instances
+    (one read for both); an unknown or malformed id is a form error. Whether
+    the move makes a cycle is ``Category.objects.move``'s to say.
+    """
+
+    node = forms.CharField(max_length=24)
+    target = forms.CharField(max_length=24)
+    where = forms.ChoiceField(choices=[(place, place) for place in MOVE_PLACES])
+
+    def clean(self):
+        cleaned = super().clean()
+        ids = {name: as_object_id(cleaned.get(name)) for name in ("node", "target")}
+        wanted = [i for i in ids.values() if i is not None]
+        found = {c.pk: c for c in Category.objects.filter(pk__in=wanted)} if wanted else {}
+        for name, category_id in ids.items():
+            if name not in cleaned:
+                continue
+            if category_id not in found:
+                self.add_error(name, "No such category.")
+            else:
+                cleaned[name] = found[category_id]
         return cleaned
 
 

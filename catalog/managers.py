@@ -657,6 +657,17 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
         return {row["_id"]: row["n"] for row in self.read_collection.aggregate(pipeline)}
 
+    def count_by_category_list(self):
+        """``[(category ids, number of products listed in exactly those), ...]``: one aggregation.
+
+        Grouping on the whole ``categories`` array gives each distinct list
+        once, so the caller can count a product once per category *and* once
+        per ancestor (the admin tree's subtree counts), however many of its
+        categories share that ancestor.
+        """
+        pipeline = [{"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
+        return [(row["_id"] or [], row["n"]) for row in self.read_collection.aggregate(pipeline)]
+
     def sync(self, products):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 

@@ -18,6 +18,7 @@ but not change; every change is in Django's LogEntry history.
 """
 
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -189,14 +190,48 @@ class CategoryFilter(admin.SimpleListFilter):
         return queryset.filter(categories__overlap=ids)
 
 
+class AvailabilityFilter(admin.SimpleListFilter):
+    """Products by the units available in their stock record (a SKU without one has none)."""
+
+    title = "availability"
+    parameter_name = "available"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "in stock"), ("low", "5 or fewer left"), ("no", "out of stock")]
+
+    def queryset(self, request, queryset):
+        from inventory.models import Inventory
+
+        if self.value() == "yes":
+            return queryset.filter(sku__in=Inventory.objects.skus_available(1))
+        if self.value() == "low":
+            return queryset.filter(sku__in=Inventory.objects.skus_available(1, 5))
+        if self.value() == "no":
+            return queryset.exclude(sku__in=Inventory.objects.skus_available(1))
+        return queryset
+
+
+class ProductChangeList(ChangeList):
+    """The product list, with the stock of the page's SKUs from one more read."""
+
+    def get_results(self, request):
+        from inventory.models import Inventory
+
+        super().get_results(request)
+        self.result_list = list(self.result_list)
+        stock = Inventory.objects.stock_many([p.sku for p in self.result_list])
+        for product in self.result_list:
+            product.stock = stock.get(product.sku)
+
+
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
-    """Products: search, filters, sorting, pagination; the form shows dollars and stores cents."""
+    """Products: search, filters, sorting, pagination, stock; the form shows dollars and stores cents."""
 
     form = ProductAdminForm
-    list_display = ["sku", "title", "type", "artist", "retail_price"]
+    list_display = ["sku", "title", "type", "artist", "retail_price", "available", "reserved"]
     list_display_links = ["sku", "title"]
-    list_filter = ["type", CategoryFilter]
+    list_filter = ["type", AvailabilityFilter, CategoryFilter]
     search_fields = ["title", "sku", "details__artist"]
     search_help_text = "Search titles, SKUs and artists."
     list_per_page = 50
@@ -217,6 +252,9 @@ class ProductAdmin(admin.ModelAdmin):
                  "description": f"Used when the type is {product_type}."},
             ))
         return sets
+
+    def get_changelist(self, request, **kwargs):
+        return ProductChangeList
 
     def get_fieldsets(self, request, obj=None):
         if obj is not None and not self.has_change_permission(request, obj):
@@ -279,10 +317,23 @@ class ProductAdmin(admin.ModelAdmin):
     def artist(self, product):
         return getattr(product.details, "artist", "") or ""
 
+    @admin.display(description="Available")
+    def available(self, product):
+        """Units available (set by ProductChangeList); "-" without a stock record."""
+        stock = getattr(product, "stock", None)
+        return "-" if stock is None else stock[0]
+
+    @admin.display(description="In carts")
+    def reserved(self, product):
+        """Units reserved in shoppers' carts (set by ProductChangeList)."""
+        stock = getattr(product, "stock", None)
+        return "-" if stock is None else stock[1]
+
     @admin.display(description="Retail price", ordering="pricing__retail")
     def retail_price(self, product):
         return money(product.pricing.retail) if product.pricing else ""
 
     class Media:
+        css = {"all": ["shop/admin/lists.css"]}
         js = ["shop/admin/product_form.js"]
 

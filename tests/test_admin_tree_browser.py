@@ -215,3 +215,30 @@ def test_no_csp_report_on_any_admin_page(staff, live_server, chinook):
         seen[page] = csp_reports(staff)
     assert {page: reports for page, reports in seen.items() if reports} == {}
     assert len(seen) >= 20
+
+
+def test_product_and_cart_lists_fit_1280_pixels(staff, live_server, chinook):
+    from inventory.models import Cart
+    from tests.inventory_support import add
+
+    cart = Cart.objects.create_cart()
+    add(cart.id, "CHK-0001")
+    Cart.objects.collection.update_one({"_id": cart.id}, {"$set": {
+        "customer_name": "Ada Lovelace", "customer_email": "ada.lovelace@example.com"}})
+    staff.set_window_size(1280, 900)
+    staff.get(live_server.url + "/admin/inventory/cart/")
+    staff.save_screenshot("/tmp/issue13-carts.png")
+    total = staff.find_element("css selector", "#result_list td.field-total_price")
+    right = staff.execute_script("return arguments[0].getBoundingClientRect().right", total)
+    # Inside the list's box (which would scroll sideways) and inside the window.
+    box = staff.execute_script(
+        "return document.querySelector('#changelist .results').getBoundingClientRect().right")
+    assert right <= min(box, staff.execute_script("return document.documentElement.clientWidth"))
+    assert "Ada Lovelace" in staff.find_element("css selector", "#result_list").text
+
+    staff.get(live_server.url + "/admin/catalog/product/")
+    sku = staff.find_element("css selector", "#result_list th.field-sku")
+    assert sku.value_of_css_property("white-space") == "nowrap"
+    available = staff.find_element("css selector", "#result_list td.field-available")
+    assert available.text.isdigit()
+    assert csp_reports(staff) == []

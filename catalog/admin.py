@@ -21,7 +21,6 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
-from django.utils.html import format_html
 
 from .admin_forms import (
     DETAILS_FORMS,

@@ -109,3 +109,11 @@ def test_staff_without_the_change_permission_cannot_move(client, django_user_mod
 def test_only_staff_reach_the_endpoint(client, tree):
     response = post(client, tree["Rock"], tree["Video"], "inside")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_the_tree_escapes_category_names(admin_client, make_tree):
+    make_tree({'<script>alert("x")</script>': {"<b>bold</b>": {}}})
+    html = admin_client.get("/admin/catalog/category/").content.decode()
+    assert "<script>alert" not in html and "<b>bold</b>" not in html
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+    assert 'title="Collapse or expand &lt;script&gt;' in html

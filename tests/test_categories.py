@@ -278,6 +278,22 @@ def test_the_storefront_lists_subcategories_in_sibling_order(client, make_tree):
     assert nav.index('href="/c/video/"') < nav.index('href="/c/music/"')
 
 
+def test_create_many_places_new_categories_after_the_siblings_there(make_tree):
+    from bson import ObjectId
+
+    made = make_tree({"Music": {"Rock": {}}})
+    blues, soul, deep = ObjectId(), ObjectId(), ObjectId()
+    Category.objects.create_many([
+        {"_id": blues, "name": "Blues", "parent": made["Music"].pk},
+        {"_id": soul, "name": "Soul", "parent": made["Music"].pk},
+        {"_id": deep, "name": "Deep Soul", "parent": soul},
+        {"_id": ObjectId(), "name": "Audio Books", "parent": None},
+    ])
+    assert positions_under(made["Music"].pk) == {"Rock": 0, "Blues": 1, "Soul": 2}
+    assert positions_under(soul) == {"Deep Soul": 0}
+    assert positions_under(None) == {"Music": 0, "Audio Books": 1}
+
+
 def test_the_migration_numbers_siblings_by_name():
     from catalog.managers import number_siblings_by_name
 

@@ -47,7 +47,7 @@ class CategoryAdmin(admin.ModelAdmin):
     search_help_text = "Search category names and slugs; the tree opens the path to each match."
     sortable_by = ()  # Always tree order.
     list_per_page = list_max_show_all = TREE_PAGE_SIZE  # The whole tree on one page.
-    fields = ["name", "slug", "parent"]
+    fields = ["name", "slug", "parent", "place_before"]
     change_list_template = "admin/catalog/category/change_list.html"
 
     class Media:
@@ -88,10 +88,13 @@ class CategoryAdmin(admin.ModelAdmin):
         is turned into a message by ``changeform_view``.
         """
         data = form.cleaned_data
+        before = data.get("place_before")
         if not change:
             created = Category.objects.create_category(
                 data["name"], parent=data.get("parent"), slug=data.get("slug") or None
             )
+            if before is not None:
+                Category.objects.move(created, before, "before")
             obj.pk, obj.slug, obj.parent_id, obj.ancestors = (
                 created.pk, created.slug, created.parent_id, created.ancestors,
             )
@@ -100,7 +103,9 @@ class CategoryAdmin(admin.ModelAdmin):
         stored = Category.objects.get(pk=obj.pk)
         if "name" in form.changed_data or "slug" in form.changed_data:
             Category.objects.rename(stored, data["name"], slug=data.get("slug") or None)
-        if "parent" in form.changed_data:
+        if before is not None:
+            Category.objects.move(stored, before, "before")
+        elif "parent" in form.changed_data:
             Category.objects.move(stored, data.get("parent"))
         obj.ancestors = stored.ancestors
 

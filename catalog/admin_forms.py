@@ -106,6 +106,9 @@ class CategoryAdminForm(forms.ModelForm):
     The slug is optional when adding (made from the name, as the manager
     does) and normalised the way the manager stores it. A new parent under
     which the category may not move (itself or a descendant) is a form error.
+    ``place_before`` (optional) puts the category just before another one,
+    under that one's parent: the admin tree's drag and drop without
+    JavaScript. It must agree with the parent chosen.
     """
 
     slug = forms.SlugField(
@@ -113,6 +116,10 @@ class CategoryAdminForm(forms.ModelForm):
         help_text="The address of the category page, /c/<slug>/. Leave empty to make it from the name.",
     )
     parent = CategoryChoiceField(required=False, label="Parent category")
+    place_before = CategoryChoiceField(
+        required=False, label="Place before", empty_label="(last among the parent's subcategories)",
+        help_text="Optional: the subcategory of the same parent this one comes just before.",
+    )
 
     class Meta:
         model = Category
@@ -120,8 +127,11 @@ class CategoryAdminForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if "parent" in self.fields:
-            self.fields["parent"].set_tree(Category.objects.tree())
+        tree = None
+        for name in ("parent", "place_before"):
+            if name in self.fields:
+                tree = Category.objects.tree() if tree is None else tree
+                self.fields[name].set_tree(tree)
         if self.instance.pk is not None and "slug" in self.fields:
             self.fields["slug"].required = True
 
@@ -136,6 +146,13 @@ class CategoryAdminForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        before = cleaned.get("place_before")
+        if before is not None and "parent" in cleaned:
+            parent = cleaned["parent"]
+            if before.parent_id != (parent.pk if parent else None):
+                self.add_error("place_before", f"{before.name} is not a subcategory of the parent chosen.")
+            elif self.instance.pk == before.pk:
+                self.add_error("place_before", "A category cannot be placed before itself.")
         if self.instance.pk is None or "parent" not in cleaned:
             return cleaned
         parent = cleaned["parent"]

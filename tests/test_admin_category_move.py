@@ -117,3 +117,46 @@ def test_the_tree_escapes_category_names(admin_client, make_tree):
     assert "<script>alert" not in html and "<b>bold</b>" not in html
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
     assert 'title="Collapse or expand &lt;script&gt;' in html
+
+
+# -- the same without JavaScript: the change form's "Place before" --------------
+
+def form_data(category, **changes):
+    data = {"name": category.name, "slug": category.slug,
+            "parent": str(category.parent_id) if category.parent_id else "", "place_before": ""}
+    data.update(changes)
+    return data
+
+
+def change_url(category):
+    return f"/admin/catalog/category/{category.pk}/change/"
+
+
+def test_the_change_form_places_a_category_before_a_sibling(admin_client, tree):
+    response = admin_client.post(change_url(tree["Jazz"]),
+                                 form_data(tree["Jazz"], place_before=str(tree["Rock"].pk)))
+    assert response.status_code == 302
+    assert names_under(tree["Music"]) == ["Jazz", "Rock"]
+    # Moving under a new parent and before one of its subcategories at once.
+    response = admin_client.post(change_url(tree["Rock"]), form_data(
+        tree["Rock"], parent=str(tree["Video"].pk), place_before=str(tree["Drama"].pk)))
+    assert response.status_code == 302
+    assert names_under(tree["Video"]) == ["Rock", "Drama"]
+    assert wrong_ancestors() == {}
+    # Adding a category before another.
+    admin_client.post("/admin/catalog/category/add/", {
+        "name": "Blues", "slug": "", "parent": str(tree["Music"].pk), "place_before": str(tree["Jazz"].pk)})
+    assert names_under(tree["Music"]) == ["Blues", "Jazz"]
+
+
+@pytest.mark.parametrize("parent, before, message", [
+    ("Music", "Drama", "Drama is not a subcategory of the parent chosen."),
+    ("Music", "Jazz", "A category cannot be placed before itself."),
+])
+def test_a_place_before_that_does_not_fit_is_a_form_error(admin_client, tree, parent, before, message):
+    snapshot_before = snapshot()
+    response = admin_client.post(change_url(tree["Jazz"]), form_data(
+        tree["Jazz"], parent=str(tree[parent].pk), place_before=str(tree[before].pk)))
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert snapshot() == snapshot_before

@@ -15,8 +15,10 @@ ancestors arrays:
   sends when a row is dropped. It moves through ``Category.objects.move``
   (cycle-safe), needs the change permission, is CSRF-protected by the admin
   site, and is recorded in the admin's history (LogEntry). Answers JSON:
-  200 ``{"message"}``, 400 ``{"error"}`` (refused, nothing changed), 403,
-  404 or 405.
+  200 ``{"message"}``; 400 ``{"error"}`` for an unknown category, a bad
+  ``where`` or a refused move (nothing changed); 403 ``{"error"}`` without
+  the change permission; 405 for anything but POST. (A missing CSRF token
+  gets the shop's 403 page.)
 
 The indentation, the toggles and the drag handles are styled by
 ``static/shop/admin/category_tree.css`` and driven by

@@ -100,11 +100,17 @@ def drag(driver, name, target, where):
 
 
 def drop_and_reload(driver, name, target, where):
-    """Drag, then wait for the page the script reloads after the move."""
-    from selenium.webdriver.support import expected_conditions
+    """Drag, then wait for the page the script reloads after the move (a mark left on the
+    old page is gone; errors while Chromium swaps the pages are retried)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
 
-    source = drag(driver, name, target, where)
-    _wait(driver, expected_conditions.staleness_of(source))
+    driver.execute_script("document.body.setAttribute('data-before-drop', '1')")
+    drag(driver, name, target, where)
+    WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return document.readyState === 'complete' && document.body !== null"
+            " && !document.body.hasAttribute('data-before-drop')"))
     return driver.find_element("css selector", "ul.messagelist li.success").text
 
 

@@ -3,14 +3,19 @@
 Run by hand (not a test)::
 
     python bench/admin_bench.py [--sizes 1000,5000,20000] [--repeat 5]
+    python bench/admin_bench.py --taxonomy-shape        # 5,582 categories, 7 levels
+    python bench/admin_bench.py --taxonomy FILE         # a Google product taxonomy file
 
 Uses the engine the settings choose: the embedded engine by default, a real
 server with MONGODB_URI (then it works in a database named ``shop_bench``
 that it empties first). For each size it stores a tree of that many
-categories (three levels), then requests ``/admin/catalog/category/`` (page
-1 and the last page) and a search, as a logged-in superuser, through
+categories (three levels), then requests the tree ``/admin/catalog/category/``
+(the whole tree on one page) and a search, as a logged-in superuser, through
 Django's test client. Prints, per request, the database round trips (the
-same at every size) and the median wall time of ``--repeat`` requests.
+same at every size), the median wall time of ``--repeat`` requests and the
+size of the page. ``--taxonomy FILE`` imports a Google product taxonomy file
+(``import_taxonomy``) instead; ``--taxonomy-shape`` generates a tree of the
+full Google taxonomy's size and depth (5,582 categories on 7 levels).
 """
 
 import argparse
@@ -48,6 +53,34 @@ def shape(size):
     return roots, children, grandchildren
 
 
+# Categories per level of the generated taxonomy-sized tree: 5,582 on 7 levels.
+TAXONOMY_LEVELS = [21, 192, 1349, 2310, 1345, 328, 37]
+
+
+def insert_levels(levels):
+    """Store a tree with ``levels[k]`` categories at depth k, each parent's children spread
+    evenly; returns the number of categories."""
+    from bson import ObjectId
+
+    documents, previous, position = [], [None], {}
+    for depth, count in enumerate(levels):
+        current = []
+        for number in range(count):
+            parent = previous[number % len(previous)]
+            ancestors = [] if parent is None else [
+                *parent["ancestors"], {"_id": parent["_id"], "slug": parent["slug"], "name": parent["name"]}]
+            parent_id = parent and parent["_id"]
+            position[parent_id] = position.get(parent_id, -1) + 1
+            node = {"_id": ObjectId(), "name": f"Level {depth} node {number}", "slug": f"l{depth}-{number}",
+                    "parent_id": parent_id, "ancestors": ancestors, "taxonomy_id": None,
+                    "position": position[parent_id]}
+            documents.append(node)
+            current.append(node)
+        previous = current
+    Category.objects.collection.insert_many(documents)
+    return len(documents)
+
+
 def measure(client, path, repeat):
     with count_operations() as ops:
         response = client.get(path)
@@ -57,13 +90,33 @@ def measure(client, path, repeat):
         start = time.perf_counter()
         client.get(path)
         times.append(time.perf_counter() - start)
-    return ops.total, statistics.median(times)
+    return ops.total, statistics.median(times), len(response.content)
+
+
+def trees(args):
+    """Yield once per tree to measure, after storing it."""
+    if args.taxonomy:
+        Category.objects.collection.delete_many({})
+        call_command("import_taxonomy", args.taxonomy, verbosity=0)
+        yield
+    elif args.taxonomy_shape:
+        Category.objects.collection.delete_many({})
+        insert_levels(TAXONOMY_LEVELS)
+        yield
+    else:
+        for size in (int(s) for s in args.sizes.split(",")):
+            Category.objects.collection.delete_many({})
+            insert_tree(*shape(size))
+            yield
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000,20000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--taxonomy", metavar="FILE", help="import this Google taxonomy file instead")
+    parser.add_argument("--taxonomy-shape", action="store_true",
+                        help="a generated tree of the Google taxonomy's size and depth instead")
     args = parser.parse_args()
 
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
@@ -74,18 +127,19 @@ def main():
     client = Client()
     client.force_login(user)
     print(f"engine: {engine()}")
-    print(f"{'categories':>10}  {'request':<22} {'round trips':>11}  {'median ms':>9}")
-    for size in (int(s) for s in args.sizes.split(",")):
-        Category.objects.collection.delete_many({})
-        count = insert_tree(*shape(size))
-        last_page = (count + 99) // 100
+    print(f"{'categories':>10} {'depth':>5}  {'request':<18} {'round trips':>11}  {'median ms':>9}"
+          f"  {'page KB':>7}")
+    for _ in trees(args):
+        nodes = Category.objects.tree()
+        count, depth = len(nodes), max(c.depth for c in nodes) + 1
+        term = nodes[-1].name.split()[0]
         for label, path in [
-            ("page 1", "/admin/catalog/category/"),
-            (f"page {last_page}", f"/admin/catalog/category/?p={last_page}"),
-            ("search 'Leaf 01'", "/admin/catalog/category/?q=Leaf+01"),
+            ("whole tree", "/admin/catalog/category/"),
+            (f"search {term!r}", f"/admin/catalog/category/?q={term}"),
         ]:
-            trips, seconds = measure(client, path, args.repeat)
-            print(f"{count:>10}  {label:<22} {trips:>11}  {seconds * 1000:>9.0f}")
+            trips, seconds, size = measure(client, path, args.repeat)
+            print(f"{count:>10} {depth:>5}  {label:<18} {trips:>11}  {seconds * 1000:>9.0f}"
+                  f"  {size / 1024:>7.0f}")
     Category.objects.collection.delete_many({})
     user.delete()
 

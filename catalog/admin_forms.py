@@ -8,6 +8,7 @@
   move under the category itself or a descendant), so a refusal is a form
   error and nothing is written. Saving is the admin's job, through the
   manager (``catalog/admin.py``).
+* ``CategoryMoveForm``: a drop in the admin's tree (node, target, where).
 * ``AlbumDetailsForm``, ``FilmDetailsForm``, ``SeasonDetailsForm``: one form
   per known product type (seed 001's ``details``).
 * ``ProductAdminForm``: a product's common fields, pricing shown in dollars
@@ -20,7 +21,7 @@ from decimal import Decimal
 from django import forms
 from slugify import slugify
 
-from .managers import InvalidMove, as_object_id
+from .managers import MOVE_PLACES, InvalidMove, as_object_id
 from .models import (
     AlbumDetails,
     Category,
@@ -105,6 +106,9 @@ class CategoryAdminForm(forms.ModelForm):
     The slug is optional when adding (made from the name, as the manager
     does) and normalised the way the manager stores it. A new parent under
     which the category may not move (itself or a descendant) is a form error.
+    ``place_before`` (optional) puts the category just before another one,
+    under that one's parent: the admin tree's drag and drop without
+    JavaScript. It must agree with the parent chosen.
     """
 
     slug = forms.SlugField(
@@ -112,6 +116,10 @@ class CategoryAdminForm(forms.ModelForm):
         help_text="The address of the category page, /c/<slug>/. Leave empty to make it from the name.",
     )
     parent = CategoryChoiceField(required=False, label="Parent category")
+    place_before = CategoryChoiceField(
+        required=False, label="Place before", empty_label="(last among the parent's subcategories)",
+        help_text="Optional: the subcategory of the same parent this one comes just before.",
+    )
 
     class Meta:
         model = Category
@@ -119,8 +127,11 @@ class CategoryAdminForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if "parent" in self.fields:
-            self.fields["parent"].set_tree(Category.objects.tree())
+        tree = None
+        for name in ("parent", "place_before"):
+            if name in self.fields:
+                tree = Category.objects.tree() if tree is None else tree
+                self.fields[name].set_tree(tree)
         if self.instance.pk is not None and "slug" in self.fields:
             self.fields["slug"].required = True
 
@@ -135,6 +146,13 @@ class CategoryAdminForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        before = cleaned.get("place_before")
+        if before is not None and "parent" in cleaned:
+            parent = cleaned["parent"]
+            if before.parent_id != (parent.pk if parent else None):
+                self.add_error("place_before", f"{before.name} is not a subcategory of the parent chosen.")
+            elif self.instance.pk == before.pk:
+                self.add_error("place_before", "A category cannot be placed before itself.")
         if self.instance.pk is None or "parent" not in cleaned:
             return cleaned
         parent = cleaned["parent"]
@@ -145,6 +163,33 @@ class CategoryAdminForm(forms.ModelForm):
                 self.add_error("parent", str(error))
             except Category.DoesNotExist:
                 self.add_error("parent", "That category no longer exists.")
+        return cleaned
+
+
+class CategoryMoveForm(forms.Form):
+    """A drop in the admin tree: move ``node`` ``where`` (inside, before, after) ``target``.
+
+    ``node`` and ``target`` are category ids, cleaned to Category instances
+    (one read for both); an unknown or malformed id is a form error. Whether
+    the move makes a cycle is ``Category.objects.move``'s to say.
+    """
+
+    node = forms.CharField(max_length=24)
+    target = forms.CharField(max_length=24)
+    where = forms.ChoiceField(choices=[(place, place) for place in MOVE_PLACES])
+
+    def clean(self):
+        cleaned = super().clean()
+        ids = {name: as_object_id(cleaned.get(name)) for name in ("node", "target")}
+        wanted = [i for i in ids.values() if i is not None]
+        found = {c.pk: c for c in Category.objects.filter(pk__in=wanted)} if wanted else {}
+        for name, category_id in ids.items():
+            if name not in cleaned:
+                continue
+            if category_id not in found:
+                self.add_error(name, "No such category.")
+            else:
+                cleaned[name] = found[category_id]
         return cleaned
 
 

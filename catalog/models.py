@@ -40,8 +40,9 @@ class Category(models.Model):
     ``ancestors`` lists every category above this one, root first and parent
     last, each as ``{_id, slug, name}``, so that breadcrumbs come from one
     read and the descendants of a node are ``{'ancestors._id': node}``.
-    Change the tree through ``Category.objects`` (create, rename, move,
-    delete), which keeps every ``ancestors`` array right.
+    ``position`` orders siblings (the storefront and the admin list them by
+    it). Change the tree through ``Category.objects`` (create, rename, move,
+    delete), which keeps every ``ancestors`` array and position right.
     """
 
     name = models.CharField(max_length=200)
@@ -52,6 +53,9 @@ class Category(models.Model):
     ancestors = EmbeddedModelArrayField(Ancestor, default=list, blank=True)
     # The ID of the category in an imported taxonomy file (import_taxonomy).
     taxonomy_id = models.IntegerField(null=True, blank=True)
+    # Its place among its siblings (0 first); set by Category.objects when it
+    # adds or moves a node. Ties (concurrent adds) fall back to the name.
+    position = models.IntegerField(default=0, editable=False)
 
     objects = CategoryManager()
 

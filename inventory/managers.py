@@ -167,6 +167,22 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1})
         return {d["_id"]: d["qty"] for d in cursor}
 
+    def stock_many(self, skus):
+        """``{sku: (available, reserved)}`` for the SKUs of ``skus`` that have stock documents
+        (one read; reserved = units held in carts). The admin's product list uses it."""
+        cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1, "carted.qty": 1})
+        return {d["_id"]: (d["qty"], sum(e["qty"] for e in d.get("carted", []))) for d in cursor}
+
+    def skus_available(self, at_least=1, at_most=None):
+        """The SKUs with ``at_least`` to ``at_most`` (None: no bound) units available (one read).
+
+        The admin's product availability filter uses it.
+        """
+        bounds = {"$gte": int(at_least)}
+        if at_most is not None:
+            bounds["$lte"] = int(at_most)
+        return [d["_id"] for d in self.collection.find({"qty": bounds}, {"_id": 1})]
+
     def reservations_of(self, cart_id):
         """``{sku: reserved qty}`` held for ``cart_id`` (one read, through ``carted.cart_id``)."""
         cursor = self.collection.find(

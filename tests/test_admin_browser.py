@@ -98,7 +98,7 @@ def test_staff_edit_the_tree_and_add_a_product_in_the_browser(live_server, brows
 
     # The tree, indented, then rename "Metal".
     browser.get(live_server.url + "/admin/catalog/category/")
-    rows = browser.find_elements("css selector", "#result_list span[class^=tree-depth]")
+    rows = browser.find_elements("css selector", "#result_list a.tree-label")
     assert [r.text for r in rows] == ["Music", "Rock", "Metal", "Video", "Concerts"]
     _click_and_wait(browser, browser.find_element("link text", "Metal"))
     name = browser.find_element("name", "name")

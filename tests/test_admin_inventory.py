@@ -160,3 +160,53 @@ def test_staff_without_change_permission_can_look_but_not_change(client, django_
     assert Cart.objects.get_cart(shelf.id).status == "active"
     assert available("SKU-1") == 7
     assert LogEntry.objects.count() == 0
+
+
+# -- the product list's stock and the cart list's customers (issue 13) -------------
+
+def _product(sku, title):
+    from catalog.models import Pricing, Product
+
+    return Product.objects.create(sku=sku, type=Product.FILM, title=title,
+                                  pricing=Pricing.from_prices(1000, 900))
+
+
+def test_product_list_shows_available_and_reserved_from_one_read(admin_client, shelf):
+    import re
+
+    from shop.mongo.counter import count_operations
+
+    _product("SKU-1", "Alpha")
+    _product("SKU-2", "Beta")
+    _product("SKU-3", "Gamma")  # no stock record
+    with count_operations() as ops:
+        html = admin_client.get("/admin/catalog/product/").content.decode()
+    cells = re.findall(r'<td class="field-available">([^<]*)</td><td class="field-reserved">([^<]*)</td>',
+                       html)
+    assert cells == [("7", "3"), ("1", "0"), ("-", "-")]  # by title
+    assert [op for op in ops.operations if op[0] == "inventory"] == [("inventory", "find")]
+    assert "shop/admin/lists.css" in html
+
+
+@pytest.mark.parametrize("value, expected", [("yes", ["SKU-1", "SKU-2"]), ("low", ["SKU-2"]),
+                                             ("no", ["SKU-3"])])
+def test_product_availability_filter(admin_client, shelf, value, expected):
+    from tests.test_admin_products import listed_skus
+
+    _product("SKU-1", "Alpha")
+    _product("SKU-2", "Beta")
+    _product("SKU-3", "Gamma")
+    response = admin_client.get("/admin/catalog/product/", {"available": value})
+    assert sorted(listed_skus(response)) == expected
+
+
+def test_cart_list_shows_the_customer_and_no_view_on_site(admin_client, shelf):
+    Cart.objects.collection.update_one({"_id": shelf.id}, {"$set": {
+        "customer_name": "Ada Lovelace", "customer_email": "ada@example.com"}})
+    html = admin_client.get("/admin/inventory/cart/").content.decode()
+    assert "Ada Lovelace" in html and "ada@example.com" in html
+    assert f"{shelf.id[:8]}…" in html
+    assert admin_client.get("/admin/inventory/cart/", {"q": "lovelace"}).content.decode().count(
+        "Ada Lovelace") == 1
+    page = admin_client.get(cart_url(shelf.id)).content.decode()
+    assert "View on site" not in page

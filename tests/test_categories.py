@@ -110,7 +110,8 @@ def test_get_by_slug_is_one_read_and_unknown_slugs_raise(make_tree):
 
 def test_children_and_descendants(make_tree):
     made = make_tree({"Music": {"Rock": {"Metal": {"Heavy Metal": {}}, "Punk": {}}, "Jazz": {}}})
-    assert [c.name for c in Category.objects.children(made["Music"])] == ["Jazz", "Rock"]
+    # Siblings in the order they were added (their position).
+    assert [c.name for c in Category.objects.children(made["Music"])] == ["Rock", "Jazz"]
     assert [c.name for c in Category.objects.descendants(made["Rock"])] == [
         "Metal", "Heavy Metal", "Punk"
     ]
@@ -119,8 +120,9 @@ def test_children_and_descendants(make_tree):
 
 def test_tree_is_in_depth_first_order(make_tree):
     make_tree({"Video": {"TV": {}}, "Music": {"Rock": {"Metal": {}}, "Jazz": {}}})
-    assert [c.name for c in Category.objects.tree()] == ["Music", "Jazz", "Rock", "Metal", "Video", "TV"]
-    assert [c.name for c in Category.objects.tree(max_depth=1)] == ["Music", "Jazz", "Rock", "Video", "TV"]
+    # Siblings by position: the order they were added in.
+    assert [c.name for c in Category.objects.tree()] == ["Video", "TV", "Music", "Rock", "Metal", "Jazz"]
+    assert [c.name for c in Category.objects.tree(max_depth=1)] == ["Video", "TV", "Music", "Rock", "Jazz"]
 
 
 def test_rename_updates_every_descendants_breadcrumbs(make_tree):
@@ -199,6 +201,108 @@ def test_move_under_itself_or_a_descendant_is_refused_and_changes_nothing(make_t
     with pytest.raises(InvalidMove):
         Category.objects.move(made["Rock"], made[target])
     assert snapshot() == before
+
+
+def names_under(parent):
+    return [c.name for c in Category.objects.children(parent)]
+
+
+def positions_under(parent_id):
+    """The stored positions of the children of ``parent_id``, by name."""
+    cursor = mongo.get_collection("categories").find({"parent_id": parent_id})
+    return {d["name"]: d["position"] for d in cursor}
+
+
+def test_a_new_category_comes_last_among_its_siblings(make_tree):
+    made = make_tree({"Music": {"Rock": {}, "Jazz": {}}})
+    Category.objects.create_category("Blues", parent=made["Music"])
+    assert positions_under(made["Music"].pk) == {"Rock": 0, "Jazz": 1, "Blues": 2}
+    assert names_under(made["Music"]) == ["Rock", "Jazz", "Blues"]
+    Category.objects.create_category("Audio Books")
+    assert [c.name for c in Category.objects.top_level()] == ["Music", "Audio Books"]
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("before", ["Rock", "Blues", "Jazz", "Soul"]),
+    ("after", ["Rock", "Jazz", "Blues", "Soul"]),
+])
+def test_move_before_or_after_a_sibling_renumbers_the_siblings(make_tree, where, expected):
+    made = make_tree({"Music": {"Rock": {}, "Jazz": {}, "Soul": {}}, "Video": {"Blues": {"Delta": {}}}})
+    with count_operations() as ops:
+        Category.objects.move(made["Blues"], made["Jazz"], where)
+    # As a move inside: the node, the target, the subtree with the new siblings, one write.
+    assert (ops.reads, ops.writes) == (3, 1)
+    assert names_under(made["Music"]) == expected
+    assert sorted(positions_under(made["Music"].pk).values()) == [0, 1, 2, 3]
+    assert crumb_names("delta") == ["Music", "Blues", "Delta"]
+    assert stored("blues")["parent_id"] == made["Music"].pk
+    assert names_under(made["Video"]) == []
+
+
+def test_move_within_the_same_parent_reorders(make_tree):
+    made = make_tree({"Music": {"Rock": {}, "Jazz": {}, "Soul": {}}})
+    Category.objects.move(made["Soul"], made["Rock"], "before")
+    assert names_under(made["Music"]) == ["Soul", "Rock", "Jazz"]
+    Category.objects.move(made["Soul"], made["Jazz"], "after")
+    assert names_under(made["Music"]) == ["Rock", "Jazz", "Soul"]
+    Category.objects.move(made["Rock"], made["Music"])  # inside: last
+    assert names_under(made["Music"]) == ["Jazz", "Soul", "Rock"]
+    assert positions_under(made["Music"].pk) == {"Jazz": 0, "Soul": 1, "Rock": 2}
+    before = snapshot()
+    Category.objects.move(made["Rock"], made["Rock"], "after")  # next to itself: nothing
+    assert snapshot() == before
+
+
+def test_move_next_to_a_descendant_is_refused_and_changes_nothing(make_tree):
+    made = make_tree({"Music": {"Rock": {"Metal": {"Doom": {}}}}})
+    before = snapshot()
+    for target in ("Metal", "Doom"):
+        with pytest.raises(InvalidMove, match="own subcategories"):
+            Category.objects.move(made["Rock"], made[target], "before")
+    with pytest.raises(CatalogError):
+        Category.objects.move(made["Rock"], made["Music"], "beside")
+    with pytest.raises(CatalogError):
+        Category.objects.move(made["Rock"], None, "after")
+    assert snapshot() == before
+
+
+def test_the_storefront_lists_subcategories_in_sibling_order(client, make_tree):
+    made = make_tree({"Music": {"Rock": {}, "Jazz": {}}, "Video": {}})
+    Category.objects.move(made["Jazz"], made["Rock"], "before")
+    Category.objects.move(made["Video"], made["Music"], "before")
+    assert [c.name for c in client.get("/c/music/").context["subcategories"]] == ["Jazz", "Rock"]
+    home = client.get("/").context["top_categories"]
+    assert [c.name for c in home] == ["Video", "Music"]
+    assert [c.name for c in home[1].subcategories] == ["Jazz", "Rock"]
+    nav = client.get("/c/rock/").content.decode()
+    assert nav.index('href="/c/video/"') < nav.index('href="/c/music/"')
+
+
+def test_create_many_places_new_categories_after_the_siblings_there(make_tree):
+    from bson import ObjectId
+
+    made = make_tree({"Music": {"Rock": {}}})
+    blues, soul, deep = ObjectId(), ObjectId(), ObjectId()
+    Category.objects.create_many([
+        {"_id": blues, "name": "Blues", "parent": made["Music"].pk},
+        {"_id": soul, "name": "Soul", "parent": made["Music"].pk},
+        {"_id": deep, "name": "Deep Soul", "parent": soul},
+        {"_id": ObjectId(), "name": "Audio Books", "parent": None},
+    ])
+    assert positions_under(made["Music"].pk) == {"Rock": 0, "Blues": 1, "Soul": 2}
+    assert positions_under(soul) == {"Deep Soul": 0}
+    assert positions_under(None) == {"Music": 0, "Audio Books": 1}
+
+
+def test_the_migration_numbers_siblings_by_name():
+    from catalog.managers import number_siblings_by_name
+
+    collection = mongo.get_collection("categories")
+    collection.insert_many([{"name": n, "slug": n.lower(), "parent_id": None, "ancestors": []}
+                            for n in ("Video", "audio", "Music")])
+    assert number_siblings_by_name() == 3
+    assert [c.name for c in Category.objects.top_level()] == ["audio", "Music", "Video"]
+    assert number_siblings_by_name() == 0
 
 
 def test_delete_is_refused_while_the_category_has_children_or_products(make_tree):

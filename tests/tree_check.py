@@ -34,13 +34,17 @@ def insert_tree(roots, children, grandchildren):
     are those ``create_category`` writes. Returns the number of categories.
     """
     documents = []
+    next_position = {}
 
     def add(name, parent):
         _id = ObjectId()
+        parent_id = parent and parent["_id"]
+        position = next_position.get(parent_id, 0)
+        next_position[parent_id] = position + 1
         ancestors = [*parent["ancestors"], {"_id": parent["_id"], "slug": parent["slug"],
                                             "name": parent["name"]}] if parent else []
         document = {"_id": _id, "name": name, "slug": f"c-{_id}", "parent_id": parent and parent["_id"],
-                    "ancestors": ancestors, "taxonomy_id": None}
+                    "ancestors": ancestors, "taxonomy_id": None, "position": position}
         documents.append(document)
         return document
 

@@ -27,3 +27,9 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 # django-axes needs the request in authenticate(), which the test client's
 # login() does not pass: off in tests, on in tests/test_security.py.
 AXES_ENABLED = False
+
+# Uploaded covers go to a throw-away folder, served by Django itself.
+import tempfile  # noqa: E402
+
+MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
+SHOP_SERVE_MEDIA = True

@@ -38,13 +38,16 @@ def validate_cover(upload):
     WebP, and an image smaller than ``COVER_MIN_PIXELS`` or larger than
     ``COVER_MAX_PIXELS`` on either side. Returns None.
     """
+    if getattr(upload, "_committed", False):
+        return  # a file already stored (the form left it unchanged): checked when it came
     if upload.size > settings.COVER_MAX_BYTES:
         raise ValidationError(
             f"The image is {upload.size / 1e6:.1f} MB; at most "
             f"{settings.COVER_MAX_BYTES / 1e6:.0f} MB is accepted.")
-    image = getattr(upload, "image", None)
-    if image is None:  # a file already stored (not a new upload): checked when it came
-        return
+    # forms.ImageField opened the upload with Pillow (``.image``); a model's FieldFile wraps it.
+    image = getattr(upload, "image", None) or getattr(getattr(upload, "file", None), "image", None)
+    if image is None:
+        raise ValidationError("Upload a JPEG, PNG or WebP image.")
     if image.format not in COVER_FORMATS:
         raise ValidationError(f"Upload a JPEG, PNG or WebP image (this is {image.format}).")
     width, height = image.size

@@ -510,6 +510,16 @@ SORTS = {
 SORT_LABELS = {"newest": "Newest", "price": "Price: low to high", "-price": "Price: high to low",
                "title": "Title"}
 DEFAULT_SORT = "newest"
+# Search results: best match first (title, then artist, then a track: see
+# ``search_ranking``), or by price or date.
+SEARCH_SORTS = {
+    "relevance": [("rank", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)],
+    "newest": SORTS["newest"], "price": SORTS["price"], "-price": SORTS["-price"],
+}
+SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
+                      "price": "Price: low to high", "-price": "Price: high to low"}
+# What a search result's ``rank`` says matched (``search_ranking``).
+RANK_TITLE, RANK_ARTIST, RANK_TRACK, RANK_PEOPLE, RANK_OTHER = range(5)
 
 # What a product card shows: not the track lists.
 _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
@@ -556,6 +566,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         is the SKU's available units (int) or None when it has no stock record."""
         product = self.from_document(document, fields)
         product.available = document.get("available")
+        product.matched = what_matched(document)
         return product
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
@@ -685,7 +696,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
             self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
         )
 
-    def search(self, text, page=1, per_page=24):
+    def search(self, text, page=1, per_page=24, sort="relevance"):
         """Products matching the words of ``text`` (a shopper's query string).
 
         ``text`` is split into words (``search_words``); punctuation and
@@ -697,25 +708,26 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         title; as it has no index, the count and the page (``page`` and
         ``per_page`` say which will be asked for) come from one aggregation,
         one scan (a ``ProductListing``). Returns a sequence for Paginator: a
-        ``ProductQuery`` on a server (count, page: 2 round trips), a
-        ``ProductListing`` on the embedded engine (1), an empty
-        ``ProductQuery`` (no round trip) when ``text`` holds no word.
+        ``ProductListing`` (count and page in one aggregation: 1 round trip),
+        an empty ``ProductQuery`` (no round trip) when ``text`` holds no word.
+
+        Relevance (issue 12) comes from the product's fields, not from
+        ``$text`` scores: ``search_ranking`` ranks a match in the title
+        before one in the artist, then a track, then the cast, then the
+        description, and each product gets ``matched`` ("track: Inject The
+        Venom"). ``sort``: a key of ``SEARCH_SORTS`` (KeyError otherwise).
         """
         words = search_words(text)
         if not words:
             return ProductQuery(self, None, [])
         if is_embedded(self.db):
-            pattern = r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
-            condition = {"$regex": pattern, "$options": "i"}
+            condition = {"$regex": word_pattern(words), "$options": "i"}
             match = {"$or": [{field: condition} for field in SEARCH_FIELDS]}
-            return self._listing(match, "title", page, per_page)
-        score = {"$meta": "textScore"}
-        return ProductQuery(
-            self,
-            {"$text": {"$search": " ".join(words)}},
-            [("score", score), ("_id", ASCENDING)],
-            projection={**_CARD_FIELDS, "score": score},
-        )
+        else:
+            match = {"$text": {"$search": " ".join(words)}}
+        start = (max(page, 1) - 1) * per_page
+        return ProductListing(self, match, SEARCH_SORTS[sort], page_hint=(start, start + per_page),
+                              stages=search_ranking(words), extra_fields=_RANK_FIELDS)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
@@ -736,6 +748,70 @@ class ProductManager(MongoCollectionMixin, models.Manager):
 
 MAX_SEARCH_WORDS = 10
 MAX_SUGGEST_PREFIX = 100
+
+
+def word_pattern(words):
+    """A case-insensitive pattern (str) matching a word starting with one of ``words``
+    (from ``search_words``: letters and digits only, escaped all the same)."""
+    return r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
+
+
+_RANK_FIELDS = {"rank": 1, "matched_tracks": 1, "matched_people": 1}
+
+
+def search_ranking(words):
+    """Aggregation stages giving each product matching ``words`` its ``rank`` (``RANK_TITLE``
+    0 .. ``RANK_OTHER`` 4: where a word matched first, title before artist before track) and
+    ``matched_tracks`` / ``matched_people``: the first track title / actor or director that
+    matched (empty arrays when none).
+
+    Computed from the product's own fields with ``$regexMatch`` (no ``$text``
+    score, which SecantusDB lacks), over ``$map``/``$filter`` of the arrays
+    rather than ``"$details.tracks.title"`` paths (which SecantusDB evaluates
+    to missing). Works with whatever ``$match`` selected the products.
+    """
+    pattern = word_pattern(words)
+
+    def hit(expression):
+        return {"$regexMatch": {"input": {"$ifNull": [expression, ""]}, "regex": pattern,
+                                "options": "i"}}
+
+    def first_hits(array, value):
+        matching = {"$filter": {"input": {"$ifNull": [array, []]}, "cond": hit(value)}}
+        return {"$slice": [{"$map": {"input": matching, "in": value}}, 1]}
+
+    people = {"$concatArrays": [{"$ifNull": ["$details.actor", []]},
+                                {"$ifNull": ["$details.director", []]}]}
+    return [
+        {"$addFields": {
+            "matched_tracks": first_hits("$details.tracks", "$$this.title"),
+            "matched_people": first_hits(people, "$$this"),
+        }},
+        {"$addFields": {"rank": {"$switch": {"branches": [
+            {"case": hit("$title"), "then": RANK_TITLE},
+            {"case": hit("$details.artist"), "then": RANK_ARTIST},
+            {"case": {"$gt": [{"$size": "$matched_tracks"}, 0]}, "then": RANK_TRACK},
+            {"case": {"$gt": [{"$size": "$matched_people"}, 0]}, "then": RANK_PEOPLE},
+        ], "default": RANK_OTHER}}}},
+    ]
+
+
+def what_matched(document):
+    """The words a search result shows for what matched (str), from ``search_ranking``'s fields:
+    ``"title"``, ``"artist: AC/DC"``, ``"track: Inject The Venom"``, ``"cast: ..."``, or
+    ``"description"``; None for a document read without them."""
+    rank = document.get("rank")
+    if rank is None:
+        return None
+    if rank == RANK_TITLE:
+        return "title"
+    if rank == RANK_ARTIST:
+        return f"artist: {(document.get('details') or {}).get('artist', '')}"
+    if rank == RANK_TRACK and document.get("matched_tracks"):
+        return f"track: {document['matched_tracks'][0]}"
+    if rank == RANK_PEOPLE and document.get("matched_people"):
+        return f"cast: {document['matched_people'][0]}"
+    return "description"
 
 
 def search_words(text):
@@ -857,9 +933,11 @@ class ProductListing(ProductQuery):
     an index sorts use a ``ProductQuery``.
     """
 
-    def __init__(self, manager, match, sort, page_hint=(0, 24)):
+    def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None):
         super().__init__(manager, match, sort)
         self.page_hint = page_hint
+        self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
+        self.projection = {**self.projection, **(extra_fields or {})}
 
     def count(self):
         if self._total is None:
@@ -874,6 +952,7 @@ class ProductListing(ProductQuery):
         window += AVAILABILITY_STAGES
         pipeline = [
             {"$match": self.match},
+            *self.stages,
             # Only what a card shows flows on (the sort keys are among it).
             {"$project": self.projection},
             {"$facet": {"total": [{"$count": "n"}], "items": window}},

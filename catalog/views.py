@@ -12,7 +12,14 @@ from analytics.tracking import record_product_view
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
-from .managers import DEFAULT_SORT, SORT_LABELS, SORTS, SearchUnavailable
+from .managers import (
+    DEFAULT_SORT,
+    SEARCH_SORT_LABELS,
+    SEARCH_SORTS,
+    SORT_LABELS,
+    SORTS,
+    SearchUnavailable,
+)
 from .models import Category, Product
 
 logger = logging.getLogger(__name__)
@@ -163,22 +170,28 @@ def actor(request, name):
 
 
 def search(request):
-    """``/search/?q=``: products matching the words of ``q`` (see ``ProductManager.search``).
+    """``/search/?q=&sort=``: products matching the words of ``q`` (see
+    ``ProductManager.search``), best match first (``sort=relevance``) or ``newest``,
+    ``price``, ``-price``; each says what matched.
 
-    Two round trips for the results (count, page; one on the embedded engine)
-    plus the header's top categories; none for a query without words. 400 for a query over 200
-    characters; 503 when the server lacks the text index (logged).
+    One round trip for the results (count and page in one aggregation) plus the
+    header's top categories; none for a query without words. 400 for a query over
+    200 characters; 503 when the server lacks the text index (logged).
     """
     form = SearchForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/product_list.html",
                       {"heading": "Search", "search_form": form, "page": None}, status=400)
     q = form.cleaned_data["q"]
+    sort = request.GET.get("sort", "relevance")
+    if sort not in SEARCH_SORTS:
+        sort = "relevance"
     context = {"heading": f"Results for “{q}”" if q else "Search",
-               "search_form": form, "search_query": q, "is_search": True}
+               "search_form": form, "search_query": q, "is_search": True,
+               "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
     try:
         results = Product.objects.search(
-            q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE
+            q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort
         )
         return _product_list(request, results, context)
     except SearchUnavailable as error:

@@ -197,7 +197,10 @@ CONTENT_SECURITY_POLICY = {
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.
 STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT)))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Uploaded files (product covers): DJANGO_MEDIA_STORAGE names another backend,
+    # e.g. django-storages' "storages.backends.s3.S3Storage" (configured by its own settings).
+    "default": {"BACKEND": env.str("DJANGO_MEDIA_STORAGE",
+                                   default="django.core.files.storage.FileSystemStorage")},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
@@ -211,6 +214,9 @@ STORAGES = {
 MEDIA_ROOT = Path(env.str("DJANGO_MEDIA_ROOT", default=str(BASE_DIR / "media")))
 MEDIA_URL = env.str("DJANGO_MEDIA_URL", default="/media/")
 SHOP_SERVE_MEDIA = env.bool("SHOP_SERVE_MEDIA", default=DEBUG)
+if MEDIA_URL.startswith(("https://", "http://")):  # media on another host (a CDN, a bucket)
+    _media_origin = "/".join(MEDIA_URL.split("/")[:3])
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"].append(_media_origin)
 # Cover uploads: at most this many bytes, sides between these pixel counts.
 COVER_MAX_BYTES = 5 * 1024 * 1024
 COVER_MIN_PIXELS = 200

@@ -29,7 +29,10 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 AXES_ENABLED = False
 
 # Uploaded covers go to a throw-away folder, served by Django itself.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
 MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
+atexit.register(shutil.rmtree, MEDIA_ROOT, True)
 SHOP_SERVE_MEDIA = True

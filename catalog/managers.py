@@ -23,6 +23,8 @@ from slugify import slugify
 from shop.mongo import is_embedded, read_preference
 from shop.mongo.documents import model_from_document
 
+from .ranking import RANK_FIELDS, search_ranking, what_matched, word_pattern
+
 
 class CatalogError(ValueError):
     """A catalog change that is refused; the message says why, for a shopper or staff."""
@@ -518,8 +520,6 @@ SEARCH_SORTS = {
 }
 SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
                       "price": "Price: low to high", "-price": "Price: high to low"}
-# What a search result's ``rank`` says matched (``search_ranking``).
-RANK_TITLE, RANK_ARTIST, RANK_TRACK, RANK_PEOPLE, RANK_OTHER = range(5)
 
 # What a product card shows: not the track lists.
 _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
@@ -727,7 +727,7 @@ class ProductManager(MongoCollectionMixin, models.Manager):
             match = {"$text": {"$search": " ".join(words)}}
         start = (max(page, 1) - 1) * per_page
         return ProductListing(self, match, SEARCH_SORTS[sort], page_hint=(start, start + per_page),
-                              stages=search_ranking(words), extra_fields=_RANK_FIELDS)
+                              stages=search_ranking(words), extra_fields=RANK_FIELDS)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
@@ -748,70 +748,6 @@ class ProductManager(MongoCollectionMixin, models.Manager):
 
 MAX_SEARCH_WORDS = 10
 MAX_SUGGEST_PREFIX = 100
-
-
-def word_pattern(words):
-    """A case-insensitive pattern (str) matching a word starting with one of ``words``
-    (from ``search_words``: letters and digits only, escaped all the same)."""
-    return r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
-
-
-_RANK_FIELDS = {"rank": 1, "matched_tracks": 1, "matched_people": 1}
-
-
-def search_ranking(words):
-    """Aggregation stages giving each product matching ``words`` its ``rank`` (``RANK_TITLE``
-    0 .. ``RANK_OTHER`` 4: where a word matched first, title before artist before track) and
-    ``matched_tracks`` / ``matched_people``: the first track title / actor or director that
-    matched (empty arrays when none).
-
-    Computed from the product's own fields with ``$regexMatch`` (no ``$text``
-    score, which SecantusDB lacks), over ``$map``/``$filter`` of the arrays
-    rather than ``"$details.tracks.title"`` paths (which SecantusDB evaluates
-    to missing). Works with whatever ``$match`` selected the products.
-    """
-    pattern = word_pattern(words)
-
-    def hit(expression):
-        return {"$regexMatch": {"input": {"$ifNull": [expression, ""]}, "regex": pattern,
-                                "options": "i"}}
-
-    def first_hits(array, value):
-        matching = {"$filter": {"input": {"$ifNull": [array, []]}, "cond": hit(value)}}
-        return {"$slice": [{"$map": {"input": matching, "in": value}}, 1]}
-
-    people = {"$concatArrays": [{"$ifNull": ["$details.actor", []]},
-                                {"$ifNull": ["$details.director", []]}]}
-    return [
-        {"$addFields": {
-            "matched_tracks": first_hits("$details.tracks", "$$this.title"),
-            "matched_people": first_hits(people, "$$this"),
-        }},
-        {"$addFields": {"rank": {"$switch": {"branches": [
-            {"case": hit("$title"), "then": RANK_TITLE},
-            {"case": hit("$details.artist"), "then": RANK_ARTIST},
-            {"case": {"$gt": [{"$size": "$matched_tracks"}, 0]}, "then": RANK_TRACK},
-            {"case": {"$gt": [{"$size": "$matched_people"}, 0]}, "then": RANK_PEOPLE},
-        ], "default": RANK_OTHER}}}},
-    ]
-
-
-def what_matched(document):
-    """The words a search result shows for what matched (str), from ``search_ranking``'s fields:
-    ``"title"``, ``"artist: AC/DC"``, ``"track: Inject The Venom"``, ``"cast: ..."``, or
-    ``"description"``; None for a document read without them."""
-    rank = document.get("rank")
-    if rank is None:
-        return None
-    if rank == RANK_TITLE:
-        return "title"
-    if rank == RANK_ARTIST:
-        return f"artist: {(document.get('details') or {}).get('artist', '')}"
-    if rank == RANK_TRACK and document.get("matched_tracks"):
-        return f"track: {document['matched_tracks'][0]}"
-    if rank == RANK_PEOPLE and document.get("matched_people"):
-        return f"cast: {document['matched_people'][0]}"
-    return "description"
 
 
 def search_words(text):

@@ -218,6 +218,7 @@ class ProductAdmin(admin.ModelAdmin):
         sets = [
             (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
             ("Pricing", {"fields": ["list_price", "retail_price"]}),
+            ("Cover", {"fields": ["image"]}),
             ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
         ]
         for product_type, (_form, prefix) in DETAILS_FORMS.items():

@@ -289,7 +289,7 @@ class ProductAdminForm(forms.ModelForm, _DetailsFields):
 
     class Meta:
         model = Product
-        fields = ["sku", "type", "title", "description", "categories"]
+        fields = ["sku", "type", "title", "description", "categories", "image"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -29,6 +29,7 @@ from .subdocuments import SubdocumentMixin
 
 #: Inserts ``create_category`` tries before giving up (``SlugTaken``).
 MAX_SLUG_ATTEMPTS = 100
+from .ranking import RANK_FIELDS, search_ranking, what_matched
 
 
 class CatalogError(ValueError):
@@ -655,11 +656,31 @@ SORTS = {
 SORT_LABELS = {"newest": "Newest", "price": "Price: low to high", "-price": "Price: high to low",
                "title": "Title"}
 DEFAULT_SORT = "newest"
+# Search results: best match first (title, then artist, then a track: see
+# ``search_ranking``), or by price or date.
+SEARCH_SORTS = {
+    "relevance": [("rank", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)],
+    "newest": SORTS["newest"], "price": SORTS["price"], "-price": SORTS["-price"],
+}
+SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
+                      "price": "Price: low to high", "-price": "Price: high to low"}
 
 # What a product card shows: not the track lists.
 _CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
-                "details.issue_date": 1, "details._label": 1}
-_CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details"}
+                "details.genre": 1, "details.issue_date": 1, "details._label": 1, "image": 1}
+_CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image"}
+
+# Availability joined into the same read (issue 12): the SKU's inventory
+# document (its ``_id`` is the SKU) by a plain localField/foreignField
+# $lookup, reduced to its ``qty`` as ``available`` (missing: no stock record).
+# Not ``"$stock.qty"`` (a path through an array of subdocuments, which
+# SecantusDB evaluates to missing) but a $map; not a $lookup with ``let``.
+AVAILABILITY_STAGES = [
+    {"$lookup": {"from": "inventory", "localField": "sku", "foreignField": "_id", "as": "stock"}},
+    {"$addFields": {"available": {"$arrayElemAt": [
+        {"$map": {"input": "$stock", "in": "$$this.qty"}}, 0]}}},
+    {"$project": {"stock": 0}},
+]
 
 
 class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
@@ -683,6 +704,26 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """
         return self.read_path({"sku": str(sku)}, steps, hidden=("title_lower",),
                               added={"currency": settings.SHOP_CURRENCY})
+
+    def get_with_availability(self, sku):
+        """The product with ``sku`` and its ``available`` units (int, None without a stock
+        record): one aggregation, the inventory joined by ``AVAILABILITY_STAGES``.
+
+        For the product page. Raises ``Product.DoesNotExist``.
+        """
+        pipeline = [{"$match": {"sku": str(sku)}}, {"$limit": 1}, *AVAILABILITY_STAGES]
+        document = next(iter(self.read_collection.aggregate(pipeline)), None)
+        if document is None:
+            raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
+        return self.card_from_document(document, fields=None)
+
+    def card_from_document(self, document, fields=_CARD_FIELD_NAMES):
+        """A Product from a document read with ``AVAILABILITY_STAGES``; ``product.available``
+        is the SKU's available units (int) or None when it has no stock record."""
+        product = self.from_document(document, fields)
+        product.available = document.get("available")
+        product.matched = what_matched(document)
+        return product
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):
@@ -710,9 +751,12 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         return ProductListing(self, match, SORTS[sort], page_hint=(start, start + per_page))
 
     def newest(self, limit=8):
-        """The ``limit`` newest products (cards only), for the home page."""
-        cursor = self.read_collection.find({}, _CARD_FIELDS).sort(SORTS["newest"]).limit(limit)
-        return [self.from_document(d, _CARD_FIELD_NAMES) for d in cursor]
+        """The ``limit`` newest products (cards, with availability), for the home page.
+
+        One aggregation."""
+        pipeline = [{"$sort": dict(SORTS["newest"])}, {"$limit": int(limit)},
+                    {"$project": _CARD_FIELDS}, *AVAILABILITY_STAGES]
+        return [self.card_from_document(d) for d in self.read_collection.aggregate(pipeline)]
 
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
@@ -756,6 +800,8 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                 report["created"] += 1
                 continue
             document["_id"] = current["_id"]
+            if not document.get("image") and current.get("image"):
+                document["image"] = current["image"]  # a cover staff uploaded stays
             if current == document:
                 report["unchanged"] += 1
             else:
@@ -816,9 +862,9 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
         )
 
-    def search(self, text, page=1, per_page=24):
+    def search(self, text, page=1, per_page=24, sort="relevance"):
         """Products that have every word of ``text`` (a shopper's query) among their
-        keywords, by title.
+        keywords, best match first (``sort="relevance"``) or by a key of ``SEARCH_SORTS``.
 
         ``text`` is split into words (``search_words``): punctuation and
         operators (``.*``, ``$where``, ``{"$ne": 1}``) are never passed on as
@@ -832,11 +878,20 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         (count and page in one aggregation; ``page`` and ``per_page`` say
         which page will be asked for), or an empty ``ProductQuery`` (no round
         trip) when ``text`` holds no word.
+
+        Relevance (issue 12) comes from the product's fields: ``search_ranking``
+        ranks a match in the title before one in the artist, then a track,
+        then the cast, then the description, and each product gets
+        ``matched`` ("track: Inject The Venom"). ``sort``: a key of
+        ``SEARCH_SORTS`` (KeyError otherwise).
         """
         words = search_words(text)
         if not words:
             return ProductQuery(self, None, [])
-        return self._listing([{"keywords": word} for word in words], "title", page, per_page)
+        start = (max(page, 1) - 1) * per_page
+        return ProductListing(self, [{"keywords": word} for word in words], SEARCH_SORTS[sort],
+                              page_hint=(start, start + per_page),
+                              stages=search_ranking(words), extra_fields=RANK_FIELDS)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
@@ -862,11 +917,12 @@ MAX_SUGGEST_PREFIX = 100
 class ProductQuery:
     """A filter and a sort over products, as a sequence for Django's Paginator.
 
-    ``count()`` is one ``count_documents`` and each page one ``find`` with
-    sort, skip and limit, both on the read preference's members: a page of
-    results costs 2 round trips (1 when there is nothing to show). A
+    ``count()`` is one ``count_documents`` and each page one aggregation
+    (match, sort, skip, limit, then the page's availability joined by
+    ``AVAILABILITY_STAGES``), both on the read preference's members: a page
+    of results costs 2 round trips (1 when there is nothing to show). A
     ``match`` of None is a query that matches nothing (no round trip).
-    Products come with the card fields only.
+    Products come with the card fields and ``available``.
     """
 
     def __init__(self, manager, match, sort, projection=None):
@@ -909,12 +965,18 @@ class ProductQuery:
         return reached_the_end or (stop is not None and stop <= last)
 
     def _read_page(self, start, stop):
-        """The products of ``[start:stop]`` (``stop`` None: to the end): one ``find``."""
-        cursor = self._cursor().skip(start)
+        """The products of ``[start:stop]`` (``stop`` None: to the end) with their
+        availability: one aggregation."""
+        pipeline = [{"$match": self.match}]
+        if self.sort:
+            pipeline.append({"$sort": dict(self.sort)})
+        pipeline.append({"$skip": start})
         if stop is not None:
-            cursor = cursor.limit(stop - start)
+            pipeline.append({"$limit": max(stop - start, 1)})
+        pipeline += [{"$project": self.projection}, *AVAILABILITY_STAGES]
         fields = {key.split(".")[0] for key in self.projection}
-        return [self.manager.from_document(d, fields) for d in cursor]
+        return [self.manager.card_from_document(d, fields)
+                for d in self.manager.read_collection.aggregate(pipeline)]
 
     def _cursor(self):
         cursor = self.manager.read_collection.find(self.match, self.projection)
@@ -939,9 +1001,11 @@ class ProductListing(ProductQuery):
     an index sorts use a ``ProductQuery``.
     """
 
-    def __init__(self, manager, match, sort, page_hint=(0, 24)):
+    def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None):
         super().__init__(manager, match, sort)
         self.page_hint = page_hint
+        self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
+        self.projection = {**self.projection, **(extra_fields or {})}
 
     def count(self):
         if self._total is None:
@@ -952,13 +1016,16 @@ class ProductListing(ProductQuery):
         window = [{"$sort": dict(self.sort)}, {"$skip": start}]
         if stop is not None:
             window.append({"$limit": max(stop - start, 1)})
+        # Only the page's products look up their stock.
+        window += AVAILABILITY_STAGES
         matches = self.match if isinstance(self.match, list) else [self.match]
         pipeline = [
             *({"$match": match} for match in matches),
+            *self.stages,
             # Only what a card shows flows on (the sort keys are among it).
             {"$project": self.projection},
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
         result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})
         self._total = result["total"][0]["n"] if result["total"] else 0
-        return [self.manager.from_document(d, _CARD_FIELD_NAMES) for d in result["items"]]
+        return [self.manager.card_from_document(d) for d in result["items"]]

@@ -16,8 +16,10 @@ from django_mongodb_backend.fields import (
     PolymorphicEmbeddedModelField,
 )
 from django_mongodb_backend.models import EmbeddedModel
+from imagekit.models import ImageSpecField
 
 from .keywords import document_keywords
+from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import CategoryManager, ProductManager, lower_title
 
 
@@ -192,6 +194,21 @@ class Product(models.Model):
     details = PolymorphicEmbeddedModelField(
         [AlbumDetails, FilmDetails, SeasonDetails], null=True, blank=True
     )
+    # The cover staff upload (a path in the default storage; "" for none: the
+    # pages then show a generated cover, see catalog/images.py).
+    image = models.ImageField(
+        "cover image", upload_to="covers/", blank=True, default="", validators=[validate_cover],
+        help_text="JPEG, PNG or WebP, square is best; shown cropped to a square.",
+    )
+    # The sizes shown, made once by django-imagekit from ``image`` (not stored fields).
+    cover_card = ImageSpecField(source="image", processors=cover_processors(CARD_SIZE),
+                                format="JPEG", options={"quality": 85})
+    cover_card_2x = ImageSpecField(source="image", processors=cover_processors(CARD_SIZE * 2),
+                                   format="JPEG", options={"quality": 80})
+    cover_page = ImageSpecField(source="image", processors=cover_processors(PAGE_SIZE),
+                                format="JPEG", options={"quality": 85})
+    cover_page_2x = ImageSpecField(source="image", processors=cover_processors(PAGE_SIZE * 2),
+                                   format="JPEG", options={"quality": 80})
 
     objects = ProductManager()
 

@@ -12,7 +12,7 @@ from analytics.tracking import record_product_view
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
-from .managers import DEFAULT_SORT, SORT_LABELS, SORTS
+from .managers import DEFAULT_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS, SORT_LABELS, SORTS
 from .models import Category, Product
 
 logger = logging.getLogger(__name__)
@@ -38,6 +38,14 @@ def _page_number(request):
         return 1
 
 
+def _paginate(items, number, per_page=None):
+    """The page ``number`` of ``items`` (Paginator clamps it), with ``page.window``: the page
+    numbers to link around it, ``Paginator.ELLIPSIS`` where some are left out."""
+    page = Paginator(items, per_page or settings.CATALOG_PAGE_SIZE).get_page(number)
+    page.window = list(page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1))
+    return page
+
+
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
@@ -60,7 +68,7 @@ def category(request, slug):
         [node.pk, *(d.pk for d in descendants)], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents,
     )
-    page = Paginator(listing, per_page).get_page(number)
+    page = _paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
     return render(request, "catalog/category.html", {
         "category": node,
@@ -76,12 +84,14 @@ def category(request, slug):
 
 
 def product(request, sku):
-    """``/p/<sku>/``: the product with the breadcrumbs of its first category.
+    """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
+    first category.
 
-    Two reads, and one write: the product view event (analytics).
+    Two reads (the product with its stock in one aggregation; its categories
+    with the top ones), and one write: the product view event (analytics).
     """
     try:
-        item = Product.objects.get_by_sku(sku)
+        item = Product.objects.get_with_availability(sku)
     except Product.DoesNotExist:
         raise Http404("No such product.") from None
     record_product_view(request, item.sku)
@@ -93,7 +103,6 @@ def product(request, sku):
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
-        "cart_max_qty": settings.CART_MAX_LINE_QTY,
     })
 
 
@@ -108,7 +117,7 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
     """
     number = _page_number(request)
-    page = Paginator(query, settings.CATALOG_PAGE_SIZE).get_page(number)
+    page = _paginate(query, number)
     if not_found_if_empty and page.paginator.count == 0:
         raise Http404("Nothing to show.")
     return render(request, "catalog/product_list.html", {"page": page, **context}, status=status)
@@ -130,11 +139,12 @@ def deals(request):
     form = DealsForm(request.GET)
     if not form.is_valid():
         return render(request, "catalog/product_list.html",
-                      {"heading": "Deals", "form": form, "page": None}, status=400)
+                      {"heading": "Deals", "form": form, "page": None, "is_deals": True},
+                      status=400)
     threshold = form.threshold()
     return _product_list(request, Product.objects.deals(threshold), {
         "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
-        "form": form,
+        "form": form, "is_deals": True,
     })
 
 
@@ -153,7 +163,9 @@ def actor(request, name):
 
 
 def search(request):
-    """``/search/?q=``: products matching the words of ``q`` (see ``ProductManager.search``).
+    """``/search/?q=&sort=``: products matching the words of ``q`` (see
+    ``ProductManager.search``), best match first (``sort=relevance``) or ``newest``,
+    ``price``, ``-price``; each says what matched.
 
     One round trip for the results (count and page in one aggregation) plus
     the header's top categories; none for a query without words. 400 for a query over 200
@@ -164,9 +176,15 @@ def search(request):
         return render(request, "catalog/product_list.html",
                       {"heading": "Search", "search_form": form, "page": None}, status=400)
     q = form.cleaned_data["q"]
+    sort = request.GET.get("sort", "relevance")
+    if sort not in SEARCH_SORTS:
+        sort = "relevance"
     context = {"heading": f"Results for “{q}”" if q else "Search",
-               "search_form": form, "search_query": q, "is_search": True}
-    results = Product.objects.search(q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE)
+               "search_form": form, "search_query": q, "is_search": True,
+               "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
+    results = Product.objects.search(
+        q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort
+    )
     return _product_list(request, results, context)
 
 

@@ -95,7 +95,7 @@ class LineLimit(InventoryError):
     def __init__(self, sku, max_qty):
         self.sku = sku
         self.max_qty = max_qty
-        super().__init__(f"At most {max_qty} of {sku} per order.")
+        super().__init__(f"At most {max_qty} of {sku} in one cart line.")
 
 
 class EmptyCart(InventoryError):

@@ -10,8 +10,10 @@ database round trip. Completed orders the session may see are listed in
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from analytics.tracking import record_add_to_cart
@@ -19,8 +21,9 @@ from catalog.models import Product
 
 from .forms import CheckoutForm, LineForm, RemoveForm
 from .managers import CartInactive, InventoryError
-from .models import Cart
+from .models import Cart, Inventory
 from .payments import PaymentError, get_provider
+from .wording import refusal
 
 CART_ID = "cart_id"
 CART_COUNT = "cart_count"
@@ -40,9 +43,14 @@ def _forget_cart(request):
 
 
 def _bad_form(request, form):
-    """400 with the form's errors as one line each."""
-    reasons = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
-    return HttpResponseBadRequest(f"Bad request: {reasons}", content_type="text/plain")
+    """The shop's 400 page listing the form's errors (field label: reason)."""
+    reasons = [
+        f"{form.fields[name].label or name.upper()}: {' '.join(errors)}" if name in form.fields
+        else " ".join(errors)
+        for name, errors in form.errors.items()
+    ]
+    return render(request, "400.html", {"reasons": reasons, "back_url": reverse("inventory:cart"),
+                                        "back_text": "Back to your cart"}, status=400)
 
 
 @require_POST
@@ -78,11 +86,13 @@ def add_to_cart(request):
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
     except InventoryError as error:
         request.session[CART_ID] = cart_id
-        messages.error(request, str(error))
+        messages.error(request, refusal(error, product.title))
         return redirect(product)
     _remember(request, cart_id, count)
     record_add_to_cart(request, product.sku, qty)
-    messages.success(request, f"Added {qty} × {product.title} to your cart.")
+    messages.success(request, format_html(
+        'Added {} × “{}” to your cart. <a href="{}">View cart</a>',
+        qty, product.title, reverse("inventory:cart")))
     return redirect(product)
 
 
@@ -102,30 +112,54 @@ def _session_cart(request):
 
 
 def cart(request):
-    """``/cart/``: the session's cart with quantity and removal forms. One read."""
+    """``/cart/``: the session's cart with quantity and removal forms.
+
+    Two reads: the cart, and the available stock of its SKUs, so that each
+    quantity box offers no more than the line plus what is still available
+    (and the per-line maximum).
+    """
     current = _session_cart(request)
     if current is not None and request.session.get(CART_COUNT) != current.item_count:
         request.session[CART_COUNT] = current.item_count
-    return render(request, "inventory/cart.html", {
-        "cart": current, "max_qty": settings.CART_MAX_LINE_QTY,
-    })
+    if current is not None and current.items:
+        available = Inventory.objects.available_many([line.sku for line in current.items])
+        for line in current.items:
+            line.max_qty = min(settings.CART_MAX_LINE_QTY, line.qty + available.get(line.sku, 0))
+    return render(request, "inventory/cart.html", {"cart": current})
 
 
-def _change_line(request, form, change):
+def _change_line(request, form, change, confirm):
+    """Apply ``change(cart_id, cleaned_data)`` to the session's cart and redirect to the cart
+    with ``confirm(title, cleaned_data)`` as the message, or the refusal in the product's title.
+
+    One read of the cart first, for the line's title (messages never show SKUs).
+    A bad form is the shop's 400 page, nothing changed.
+    """
     if not form.is_valid():
         return _bad_form(request, form)
     cart_id = request.session.get(CART_ID)
     if not cart_id:
         messages.error(request, "Your cart is empty.")
         return redirect("inventory:cart")
+    current = Cart.objects.get_cart(cart_id)
+    line = current.line(form.cleaned_data["sku"]) if current is not None else None
+    title = line.details.title if line is not None else form.cleaned_data["sku"]
     try:
         request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
     except CartInactive as error:
         _forget_cart(request)
         messages.warning(request, str(error))
     except InventoryError as error:
-        messages.error(request, str(error))
+        messages.error(request, refusal(error, title))
+    else:
+        messages.success(request, confirm(title, form.cleaned_data))
     return redirect("inventory:cart")
+
+
+def _updated(title, data):
+    if data["qty"] == 0:
+        return f"Removed “{title}” from your cart."
+    return f"Your cart now holds {data['qty']} × “{title}”."
 
 
 @require_POST
@@ -134,6 +168,7 @@ def update_line(request):
     return _change_line(
         request, LineForm(request.POST, allow_zero=True),
         lambda cart_id, data: Cart.objects.update_quantity(cart_id, data["sku"], data["qty"]),
+        _updated,
     )
 
 
@@ -143,6 +178,7 @@ def remove_line(request):
     return _change_line(
         request, RemoveForm(request.POST),
         lambda cart_id, data: Cart.objects.remove_item(cart_id, data["sku"]),
+        lambda title, data: f"Removed “{title}” from your cart.",
     )
 
 

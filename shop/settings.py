@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "shop.apps.ShopConfig",
+    "imagekit",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
     "shop.apps.MongoAxesConfig",
@@ -152,6 +153,8 @@ INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load
 CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
+# Below this many units available a product shows "Only N left" (issue 12).
+STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestProvider")
 
 # Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
@@ -208,9 +211,30 @@ CONTENT_SECURITY_POLICY = {
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.
 STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT)))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Uploaded files (product covers): DJANGO_MEDIA_STORAGE names another backend,
+    # e.g. django-storages' "storages.backends.s3.S3Storage" (configured by its own settings).
+    "default": {"BACKEND": env.str("DJANGO_MEDIA_STORAGE",
+                                   default="django.core.files.storage.FileSystemStorage")},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# Uploaded files (product covers and the sizes django-imagekit makes of them)
+# go through Django's storage API: STORAGES["default"] above, a
+# FileSystemStorage under MEDIA_ROOT unless production points it at shared
+# storage (e.g. django-storages' S3 backend), so that every worker and host
+# serves the same files. SHOP_SERVE_MEDIA makes Django itself serve
+# MEDIA_URL (development and tests; production lets the web server or the
+# storage's own URLs do it).
+MEDIA_ROOT = Path(env.str("DJANGO_MEDIA_ROOT", default=str(BASE_DIR / "media")))
+MEDIA_URL = env.str("DJANGO_MEDIA_URL", default="/media/")
+SHOP_SERVE_MEDIA = env.bool("SHOP_SERVE_MEDIA", default=DEBUG)
+if MEDIA_URL.startswith(("https://", "http://")):  # media on another host (a CDN, a bucket)
+    _media_origin = "/".join(MEDIA_URL.split("/")[:3])
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"].append(_media_origin)
+# Cover uploads: at most this many bytes, sides between these pixel counts.
+COVER_MAX_BYTES = 5 * 1024 * 1024
+COVER_MIN_PIXELS = 200
+COVER_MAX_PIXELS = 6000
 
 # Login rate limit (django-axes, its records in MongoDB): after 5 failures for
 # one username from one address, that pair is locked out for an hour.

@@ -34,3 +34,12 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 # django-axes needs the request in authenticate(), which the test client's
 # login() does not pass: off in tests, on in tests/test_security.py.
 AXES_ENABLED = False
+
+# Uploaded covers go to a throw-away folder, served by Django itself.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
+atexit.register(shutil.rmtree, MEDIA_ROOT, True)
+SHOP_SERVE_MEDIA = True

@@ -1,16 +1,29 @@
 """URLs of the shop."""
 
+from django.conf import settings
 from django.contrib import admin
+from django.http import Http404
 from django.urls import include, path
+from django.views.static import serve
 
 from api.views import api
 from shop.health import healthz
+
+
+def media(request, path):
+    """Uploaded files from MEDIA_ROOT, when ``SHOP_SERVE_MEDIA`` is on (development and
+    tests); 404 otherwise, where the web server or the storage serves MEDIA_URL."""
+    if not settings.SHOP_SERVE_MEDIA:
+        raise Http404("Media are not served here.")
+    return serve(request, path, document_root=settings.MEDIA_ROOT)
+
 
 urlpatterns = [
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/v1/", api.urls),
+    path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media, name="media"),
     path("", include("inventory.urls")),
     path("", include("catalog.urls")),
 ]

@@ -239,14 +239,14 @@ def test_an_error_is_logged_with_its_stack_trace_and_shows_nothing_internal(
     def broken(sku):
         raise RuntimeError("internal detail 42")
 
-    monkeypatch.setattr(Product.objects, "get_by_sku", broken)
+    monkeypatch.setattr(Product.objects, "get_with_availability", broken)  # the product page's read
     client.raise_request_exception = False
     with caplog.at_level(logging.INFO):
         answer = client.get("/p/CHK-0001/")
     assert answer.status_code == 500
     page = answer.content.decode()
     assert "Something went wrong" in page
-    for internal in ("internal detail 42", "RuntimeError", "Traceback", "get_by_sku"):
+    for internal in ("internal detail 42", "RuntimeError", "Traceback", "get_with_availability"):
         assert internal not in page
     errors = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
     assert errors and errors[0].exc_info[0] is RuntimeError

@@ -138,6 +138,11 @@ def fill_keywords(using="default"):
         words = document_keywords(document)
         if document.get("keywords") != words:
             updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"keywords": words}}))
+    if updates:
+        collection.bulk_write(updates, ordered=False)
+    return len(updates)
+
+
 def number_siblings_by_name(using="default"):
     """Give every category the position of its name among its siblings (one read, one
     ``bulk_write``). Returns how many were updated. Called by the migration that adds

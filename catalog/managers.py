@@ -557,6 +557,11 @@ class ProductManager(MongoCollectionMixin, models.Manager):
         cursor = self.read_collection.find({}, _CARD_FIELDS).sort(SORTS["newest"]).limit(limit)
         return [self.from_document(d, _CARD_FIELD_NAMES) for d in cursor]
 
+    def shipping_weights(self, skus):
+        """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
+        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "shipping.weight": 1})
+        return {d["sku"]: int((d.get("shipping") or {}).get("weight") or 0) for d in cursor}
+
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
         pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]

@@ -256,20 +256,105 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             if result.matched_count:
                 return qty
 
+    # -- orders: sold units leave the reservations, cancelled ones return ----
+
+    def release_sold(self, cart_id):
+        """Drop the reservations of a checked-out cart: its units are sold (seed 003 ``checkout``).
+
+        One ``update_many`` over ``carted.cart_id`` pulling
+        ``{'carted': {'cart_id': id}}`` (the seed pulled ``{'cart_id': id}``),
+        whatever the number of lines. Returns the number of SKUs changed.
+        """
+        return self.collection.update_many(
+            {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
+        ).modified_count
+
+    def return_units(self, units):
+        """Put sold units back on the shelf (a cancelled order): ``units`` is ``{sku: qty}``.
+
+        One ``bulk_write`` with one ``$inc`` of ``qty`` per SKU (``stocked``
+        is unchanged: the units were stocked once). Returns the number of
+        SKUs changed; a SKU without a stock document is skipped.
+        """
+        writes = [UpdateOne({"_id": sku}, {"$inc": {"qty": qty}}) for sku, qty in units.items() if qty > 0]
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).modified_count
+
+    # -- the cart handover at log-in (inventory.handover) --------------------
+
+    def move_reservations(self, source, target, moves):
+        """Move reservations from cart ``source`` to cart ``target``: one ``bulk_write``.
+
+        ``moves`` is ``[(sku, source_qty, target_qty, keep), ...]``: the
+        source holds ``source_qty`` units of ``sku``, the target
+        ``target_qty`` (0: no reservation), and the target should hold
+        ``keep`` afterwards (``keep <= source_qty + target_qty``: the rest
+        goes back to ``qty``). Each write is conditional on both entries
+        holding exactly those quantities, so a change in flight makes that
+        SKU's write match nothing rather than count units twice. With no
+        target entry the source entry is renamed
+        (``arrayFilters``, not the positional ``$``: the filter has two
+        conditions on ``carted``); otherwise the target entry grows and the
+        source entry drops to 0 (two entries of one array change in one
+        write, ``arrayFilters`` again; ``drop_empty_reservations`` pulls it next).
+        Returns the number of SKUs written.
+        """
+        moment = now()
+        writes = []
+        for sku, mine, theirs, keep in moves:
+            back = mine + theirs - keep
+            if theirs == 0:
+                writes.append(UpdateOne(
+                    {"_id": sku, "carted": {"$elemMatch": {"cart_id": source, "qty": mine}},
+                     "carted.cart_id": {"$ne": target}},
+                    {"$set": {"carted.$[mine].cart_id": target, "carted.$[mine].timestamp": moment},
+                     "$inc": {"carted.$[mine].qty": -back, "qty": back}},
+                    array_filters=[{"mine.cart_id": source}],
+                ))
+            else:
+                writes.append(UpdateOne(
+                    {"_id": sku, "carted": {"$all": [{"$elemMatch": {"cart_id": source, "qty": mine}},
+                                                     {"$elemMatch": {"cart_id": target, "qty": theirs}}]}},
+                    {"$inc": {"carted.$[mine].qty": -mine, "carted.$[theirs].qty": keep - theirs, "qty": back},
+                     "$set": {"carted.$[theirs].timestamp": moment}},
+                    array_filters=[{"mine.cart_id": source}, {"theirs.cart_id": target}],
+                ))
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).modified_count
+
+    def drop_empty_reservations(self, cart_id):
+        """Pull the 0-unit reservations of ``cart_id`` left by ``move_reservations`` (one ``update_many``)."""
+        return self.collection.update_many(
+            {"carted": {"$elemMatch": {"cart_id": cart_id, "qty": 0}}},
+            {"$pull": {"carted": {"cart_id": cart_id, "qty": 0}}},
+        ).modified_count
+
+    def release(self, cart_id, sku, qty):
+        """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""
+        return bool(self.collection.update_one(
+            {"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": qty}}},
+            {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}},
+        ).modified_count)
+
     # -- DESIGN.md's invariant -------------------------------------------
 
     def check_invariant(self, attempts=3):
         """Check ``qty + sum(carted.qty) + sold == stocked`` for every SKU.
 
-        ``sold`` is the units in the lines of complete carts; a reservation of
-        a complete cart is already counted there (checkout's pull may not
-        have run yet) and is not counted twice. Also checked: ``qty >= 0``,
+        ``sold`` is the units in the lines of orders whose stock was not
+        returned (``Order.objects.sold_by_sku``); a reservation of a complete
+        cart is already counted there (checkout's pull may not have run yet)
+        and is not counted twice. Also checked: ``qty >= 0``,
         every reservation positive, at most one reservation per cart. The
         reads are not one snapshot, so a SKU that fails is checked again
         (up to ``attempts`` passes) and reported only if it fails every time:
         a checkout completing between the reads cannot raise a false alarm
         twice in a row. Returns ``[(sku, reason), ...]``, empty when it holds.
         """
+        from orders.models import Order
+
         from .models import Cart
 
         suspects = None
@@ -280,7 +365,7 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             statuses = {}
             for batch in batched(cart_ids, BATCH_SIZE):
                 statuses.update(Cart.objects.statuses(batch))
-            sold = Cart.objects.sold_by_sku()
+            sold = Order.objects.sold_by_sku()
             problems = {}
             for document in documents:
                 sku, carted = document["_id"], document.get("carted", [])
@@ -385,25 +470,85 @@ class CartManager(MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
         return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
 
-    def sold_by_sku(self):
-        """``{sku: units}`` in the lines of complete carts (one aggregation)."""
-        pipeline = [
-            {"$match": {"status": "complete"}},
-            {"$unwind": "$items"},
-            {"$group": {"_id": "$items.sku", "units": {"$sum": "$items.qty"}}},
-        ]
-        return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
+    # -- the cart handover at log-in (inventory.handover) -------------------
+
+    def active_cart_of(self, user_id):
+        """The raw document of account ``user_id``'s active cart (the newest), or None (one read)."""
+        cursor = self.collection.find({"user_id": str(user_id), "status": "active"}).sort(
+            "last_modified", -1).limit(1)
+        return next(iter(cursor), None)
+
+    def claim(self, cart_id, user_id):
+        """Give the active cart ``cart_id`` to account ``user_id``; its raw document, or None (one write)."""
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active"},
+            {"$set": {"user_id": str(user_id), "last_modified": now()}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def lock_for_merge(self, cart_id, into):
+        """active -> merging for cart ``cart_id`` (about to be combined into cart ``into``).
+
+        One conditional write; returns the raw document, or None when the
+        cart is not active (nothing to combine). Adds to it are refused
+        from here on (``CartInactive``).
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active"},
+            {"$set": {"status": "merging", "merged_into": into}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def unlock_merge(self, cart_id):
+        """merging -> active again (the combination was abandoned): one conditional write."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "active", "last_modified": now()},
+                                    "$unset": {"merged_into": ""}})
+
+    def finish_merge(self, cart_id):
+        """merging -> merged: the cart's lines now live in the other cart (one conditional write)."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "merged", "last_modified": now()}})
+
+    def replace_items(self, cart_id, expected, items):
+        """Set the lines of active cart ``cart_id`` to ``items`` if they are still ``expected``.
+
+        ``expected`` is the ``items`` array as read (compare-and-set on the
+        whole array, so a concurrent add or change makes this match
+        nothing). One write; True when written.
+        """
+        return bool(self.collection.update_one(
+            {"_id": cart_id, "status": "active", "items": expected},
+            {"$set": {"items": items, "last_modified": now()}},
+        ).modified_count)
+
+    def shrink_line(self, cart_id, sku, qty):
+        """Take ``qty`` units off the line of ``sku`` (dropping it at 0), whatever the cart's status.
+
+        Undoes a line change whose reservation did not follow (2 writes).
+        """
+        self.collection.update_one({"_id": cart_id, "items.sku": sku}, {"$inc": {"items.$.qty": -qty}})
+        self.collection.update_one({"_id": cart_id}, {"$pull": {"items": {"qty": {"$lte": 0}}}})
 
     # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
 
-    def create_cart(self):
-        """Start an empty active cart with an unguessable id; returns the Cart (one write)."""
+    def create_cart(self, user_id=""):
+        """Start an empty active cart with an unguessable id; returns the Cart (one write).
+
+        ``user_id``: the account of a signed-in shopper ("" for a guest).
+        """
         from .models import new_cart_id
 
         moment = now()
-        document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": []}
+        document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": [],
+                    "user_id": str(user_id or "")}
         self.collection.insert_one(document)
-        return self.model(id=document["_id"], status="active", last_modified=moment, items=[])
+        return self.model(id=document["_id"], status="active", last_modified=moment, items=[],
+                          user_id=document["user_id"])
 
     @staticmethod
     def _inventory():
@@ -584,34 +729,21 @@ class CartManager(MongoCollectionMixin, models.Manager):
             {"$set": {"status": "active", "last_modified": now()}},
         )
 
-    def checkout(self, cart_id, provider, payment, customer_name, customer_email, session_key=""):
-        """Check the cart out: seed 003 ``checkout``, with its bugs fixed. Returns the complete Cart.
+    def lock_for_checkout(self, cart_id):
+        """Seed 003 ``checkout``'s first steps: lock the cart and check it against its reservations.
 
         1. Lock: active -> pending, returning the cart (``find_one_and_update``).
         2. Compare the lines with the cart's reservations (one read): a line
            whose units are not reserved (a change in flight or a crashed add)
            unlocks the cart and raises ``CartChanged``, so nothing unreserved
            is ever sold.
-        3. ``provider.charge(total cents, payment, reference=cart_id)``: a
-           decline or any provider error unlocks the cart (reservations
-           intact) and is re-raised.
-        4. pending -> complete, only if still pending: when ``expire_carts``
-           took the cart meanwhile (a checkout that outlived the timeout),
-           the charge is refunded and ``CartInactive`` raised.
-        5. One ``update_many`` pulls the cart's reservations from every SKU
-           (``{'carted': {'cart_id': id}}``; the seed pulled ``{'cart_id': id}``).
-           Should it fail, the order still stands: ``cleanup_inventory``
-           drops the reservations of complete carts later, as sold.
-        6. ``inventory.signals.order_completed`` is sent once.
 
-        4 round trips whatever the number of lines. Raises ``CartInactive``
-        (not active, or expired during checkout), ``EmptyCart``,
-        ``CartChanged``, and the provider's errors (``PaymentDeclined``...).
+        Returns the raw cart document (status ``pending``). 2 round trips
+        whatever the number of lines (3 with an unlock). Raises
+        ``CartInactive`` (not active: expired, in checkout, complete),
+        ``EmptyCart``, ``CartChanged``. The caller charges, then calls
+        ``complete_checkout`` or ``unlock`` (``orders.checkout.place_order``).
         """
-        import logging
-
-        from .signals import order_completed
-
         cart = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active"},
             {"$set": {"status": "pending", "last_modified": now()}},
@@ -623,56 +755,35 @@ class CartManager(MongoCollectionMixin, models.Manager):
         for line in cart["items"]:
             wanted[line["sku"]] = wanted.get(line["sku"], 0) + line["qty"]
         if not wanted:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise EmptyCart()
         try:
             reserved = self._reservations(cart_id)
         except Exception:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise
         if reserved != wanted:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise CartChanged()
-        total = sum(line["qty"] * line["details"]["price"] for line in cart["items"])
-        try:
-            reference = provider.charge(total, payment, reference=cart_id)
-        except Exception:
-            self._unlock(cart_id)
-            raise
-        moment = now()
+        return cart
+
+    def unlock(self, cart_id):
+        """pending -> active again (payment declined, cart changed): one conditional write."""
+        self._unlock(cart_id)
+
+    def complete_checkout(self, cart_id, customer_name, customer_email, payment_reference):
+        """pending -> complete, only if still pending (one conditional write); True when done.
+
+        False means ``expire_carts`` took the cart while the payment was being
+        taken: the caller refunds. The cart's units are sold from here on; the
+        caller then pulls its reservations (``Inventory.objects.release_sold``).
+        """
         done = self.collection.update_one(
             {"_id": cart_id, "status": "pending"},
-            {"$set": {"status": "complete", "last_modified": moment, "customer_name": customer_name,
-                      "customer_email": customer_email, "payment_reference": reference}},
+            {"$set": {"status": "complete", "last_modified": now(), "customer_name": customer_name,
+                      "customer_email": customer_email, "payment_reference": payment_reference}},
         )
-        if not done.matched_count:
-            provider.refund(reference)
-            raise CartInactive(
-                "Your cart expired while the payment was being taken; the payment was refunded."
-            )
-        try:
-            self._inventory().update_many(
-                {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
-            )
-        except Exception:
-            logging.getLogger(__name__).exception(
-                "Checkout of cart %s: reservations not pulled; cleanup_inventory will drop them.",
-                cart_id,
-            )
-        # As read back from MongoDB: naive UTC.
-        cart.update(status="complete", last_modified=moment.replace(tzinfo=None), customer_name=customer_name,
-                    customer_email=customer_email, payment_reference=reference)
-        lines = [{"sku": line["sku"], "qty": line["qty"], "price": line["details"]["price"]}
-                 for line in cart["items"]]
-        for receiver, error in order_completed.send_robust(
-            sender=self.model, cart_id=cart_id, lines=lines, customer=customer_email,
-            session_key=session_key or "", completed_at=moment,
-        ):
-            if isinstance(error, Exception):
-                logging.getLogger(__name__).error(
-                    "order_completed receiver %r failed for cart %s: %r", receiver, cart_id, error
-                )
-        return self.from_document(cart)
+        return bool(done.matched_count)
 
     def _reservations(self, cart_id):
         from .models import Inventory

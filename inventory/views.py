@@ -1,11 +1,11 @@
-"""Shopper pages: add to cart, the cart, checkout, the order confirmation. Thin views.
+"""Shopper pages: add to cart, the cart. Thin views (checkout and orders: the ``orders`` app).
 
 A shopper's cart id lives in the Django session (a signed cookie), never in
 a form or a URL that could name another cart: the views act only on the
 session's cart. After each cart change the session also keeps the number of
 units in the cart (``cart_count``), which the header shows without a
-database round trip. Completed orders the session may see are listed in
-``orders``.
+database round trip. The numbers of the orders the session placed (which
+it may see) are listed in ``orders``.
 """
 
 from django.conf import settings
@@ -17,10 +17,9 @@ from django.views.decorators.http import require_POST
 from analytics.tracking import record_add_to_cart
 from catalog.models import Product
 
-from .forms import CheckoutForm, LineForm, RemoveForm
+from .forms import LineForm, RemoveForm
 from .managers import CartInactive, InventoryError
 from .models import Cart
-from .payments import PaymentError, get_provider
 
 CART_ID = "cart_id"
 CART_COUNT = "cart_count"
@@ -45,6 +44,12 @@ def _bad_form(request, form):
     return HttpResponseBadRequest(f"Bad request: {reasons}", content_type="text/plain")
 
 
+def _account(request):
+    """The signed-in shopper's account id for a new cart ("" for a guest)."""
+    user = getattr(request, "user", None)
+    return str(user.pk) if user is not None and user.is_authenticated else ""
+
+
 @require_POST
 def add_to_cart(request):
     """POST ``/cart/add/`` (``sku``, ``qty``): reserve the units in the session's cart.
@@ -67,14 +72,14 @@ def add_to_cart(request):
     details = {"title": product.title, "price": product.pricing.retail}
     cart_id = request.session.get(CART_ID)
     if not cart_id:
-        cart_id = Cart.objects.create_cart().id
+        cart_id = Cart.objects.create_cart(_account(request)).id
     try:
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
         except CartInactive as expired:
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
-            cart_id = Cart.objects.create_cart().id
+            cart_id = Cart.objects.create_cart(_account(request)).id
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
     except InventoryError as error:
         request.session[CART_ID] = cart_id
@@ -144,48 +149,3 @@ def remove_line(request):
         request, RemoveForm(request.POST),
         lambda cart_id, data: Cart.objects.remove_item(cart_id, data["sku"]),
     )
-
-
-def checkout(request):
-    """``/checkout/``: the order summary and the payment form; POST checks the cart out.
-
-    Success redirects to the confirmation page; a declined card shows the
-    reason with the cart intact; a cart that expired or changed sends the
-    shopper back to the cart with a message.
-    """
-    current = _session_cart(request)
-    if current is None or not current.items:
-        messages.info(request, "Your cart is empty.")
-        return redirect("inventory:cart")
-    form = CheckoutForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            order = Cart.objects.checkout(
-                current.id, get_provider(), form.card(),
-                customer_name=form.cleaned_data["name"], customer_email=form.cleaned_data["email"],
-                session_key=request.session.session_key or "",
-            )
-        except PaymentError as error:
-            form.add_error("card_number", str(error))
-        except CartInactive as error:
-            _forget_cart(request)
-            messages.warning(request, str(error))
-            return redirect("inventory:cart")
-        except InventoryError as error:
-            messages.error(request, str(error))
-            return redirect("inventory:cart")
-        else:
-            _forget_cart(request)
-            request.session[ORDERS] = [*request.session.get(ORDERS, []), order.id][-ORDERS_KEPT:]
-            return redirect("inventory:order", cart_id=order.id)
-    return render(request, "inventory/checkout.html", {"cart": current, "form": form})
-
-
-def order(request, cart_id):
-    """``/order/<cart_id>/``: the confirmation of an order this session placed (404 otherwise)."""
-    if cart_id not in request.session.get(ORDERS, []):
-        raise Http404("No such order.")
-    placed = Cart.objects.get_cart(cart_id)
-    if placed is None or placed.status != Cart.COMPLETE:
-        raise Http404("No such order.")
-    return render(request, "inventory/order.html", {"order": placed})

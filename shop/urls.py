@@ -10,5 +10,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("", include("inventory.urls")),
+    path("", include("orders.urls")),
+    path("account/", include("accounts.urls")),
     path("", include("catalog.urls")),
 ]

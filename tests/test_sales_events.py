@@ -11,7 +11,7 @@ from django.test import Client
 
 from analytics.models import Event, RollupProgress
 from analytics.tracking import record_add_to_cart
-from inventory.signals import order_completed
+from orders.signals import order_placed as order_completed
 from shop.mongo import get_collection
 
 UTC = datetime.UTC

@@ -15,13 +15,14 @@ single-document write through the carts' and the inventory's managers:
    lines as read (1 write). Refused (the account's cart changed, or went to
    checkout): the guest cart is unlocked and the whole handover starts
    again (at most ``ATTEMPTS`` times).
-4. Move the reservations (1 ``bulk_write``, one conditional write per SKU;
-   ``Inventory.objects.move_reservations``), pull the emptied entries
-   (1 write) and mark the guest cart ``merged`` (1 write).
-5. A SKU whose move matched nothing (its reservation changed in flight, or
-   the guest line never got one) is found by one read per cart; its line
-   change is undone in the account's cart and the guest's reservation,
-   if any, goes back to stock. The shopper is told ("dropped").
+4. Move the reservations (``Inventory.objects.move_reservations``: one
+   read of the SKUs, then one ``bulk_write`` of compare-and-set writes, one
+   per SKU, each replacing the two carts' entries by one) and mark the
+   guest cart ``merged`` (1 write).
+5. A SKU whose move did not happen (its reservation changed in flight, or
+   the guest line never got one) has its line change undone in the
+   account's cart, and the guest's reservation, if any, goes back to stock.
+   The shopper is told ("could not be moved").
 
 6 round trips whatever the number of lines (step 5 only on a race).
 Nothing is reserved twice: a unit leaves the guest's entry in the same
@@ -96,12 +97,10 @@ def hand_over(guest_cart_id, user_id, max_qty):
             Cart.objects.unlock_merge(guest_cart_id)
             continue
         result.cart_id = target["_id"]
-        written = Inventory.objects.move_reservations(guest_cart_id, target["_id"], moves)
-        dropped = set()
-        if written < len(moves):
-            dropped = _undo_failed_moves(guest_cart_id, target["_id"], moves, guest["items"], result)
-        if any(theirs for _, _, theirs, _ in moves):
-            Inventory.objects.drop_empty_reservations(guest_cart_id)
+        moved = Inventory.objects.move_reservations(guest_cart_id, target["_id"], moves)
+        dropped = {sku for sku, _, _, _ in moves} - moved
+        if dropped:
+            _undo_failed_moves(guest_cart_id, target["_id"], moves, dropped, guest["items"], result)
         Cart.objects.finish_merge(guest_cart_id)
         result.count = _units(items) - sum(keep - theirs for sku, _, theirs, keep in moves if sku in dropped)
         return result
@@ -134,18 +133,12 @@ def _plan(guest_items, target_items, max_qty):
     return result, moves, items
 
 
-def _undo_failed_moves(guest_id, target_id, moves, guest_items, result):
-    """Step 5: undo the line changes whose reservations did not move, return the guest's units.
-
-    Returns the set of SKUs dropped; updates ``result``'s lists.
-    """
-    dropped = set()
+def _undo_failed_moves(guest_id, target_id, moves, dropped, guest_items, result):
+    """Step 5: undo the line changes of the SKUs in ``dropped``; their guest units go back to stock."""
     guest_held = Inventory.objects.reservations_of(guest_id)
-    target_held = Inventory.objects.reservations_of(target_id)
     titles = {line["sku"]: line["details"]["title"] for line in guest_items}
     for sku, mine, theirs, keep in moves:
-        moved = guest_held.get(sku) == 0 if theirs else (sku not in guest_held and sku in target_held)
-        if moved:
+        if sku not in dropped:
             continue
         Cart.objects.shrink_line(target_id, sku, keep - theirs)
         if guest_held.get(sku):
@@ -155,5 +148,3 @@ def _undo_failed_moves(guest_id, target_id, moves, guest_items, result):
         result.combined = [c for c in result.combined if c[0] != title]
         result.cut = [c for c in result.cut if c[0] != title]
         result.dropped.append(title)
-        dropped.add(sku)
-    return dropped

@@ -283,53 +283,54 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
 
     # -- the cart handover at log-in (inventory.handover) --------------------
 
-    def move_reservations(self, source, target, moves):
-        """Move reservations from cart ``source`` to cart ``target``: one ``bulk_write``.
+    def move_reservations(self, source, target, moves, attempts=3):
+        """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.
 
         ``moves`` is ``[(sku, source_qty, target_qty, keep), ...]``: the
         source holds ``source_qty`` units of ``sku``, the target
         ``target_qty`` (0: no reservation), and the target should hold
         ``keep`` afterwards (``keep <= source_qty + target_qty``: the rest
-        goes back to ``qty``). Each write is conditional on both entries
-        holding exactly those quantities, so a change in flight makes that
-        SKU's write match nothing rather than count units twice. With no
-        target entry the source entry is renamed
-        (``arrayFilters``, not the positional ``$``: the filter has two
-        conditions on ``carted``); otherwise the target entry grows and the
-        source entry drops to 0 (two entries of one array change in one
-        write, ``arrayFilters`` again; ``drop_empty_reservations`` pulls it next).
-        Returns the number of SKUs written.
+        goes back to ``qty``). One read of the SKUs' documents, then one
+        ``bulk_write`` with one compare-and-set per SKU: the write matches
+        only while ``qty`` and ``carted`` are exactly as read, and replaces
+        the two entries by one, so a unit is never reserved twice nor lost.
+        (A single write cannot change two entries of one array with the
+        positional ``$``; ``arrayFilters`` would, but the embedded engine
+        lacks them.) A SKU whose write lost a race is read and tried again,
+        up to ``attempts`` rounds; a SKU whose entries do not hold the
+        stated quantities (a change in flight, a crashed add) is not moved.
+        2 round trips when no write loses a race.
         """
-        moment = now()
-        writes = []
-        for sku, mine, theirs, keep in moves:
-            back = mine + theirs - keep
-            if theirs == 0:
+        pending = {sku: (mine, theirs, keep) for sku, mine, theirs, keep in moves}
+        moved = set()
+        for _attempt in range(attempts):
+            if not pending:
+                break
+            moment = now()
+            writes, written = [], []
+            for document in self.collection.find({"_id": {"$in": list(pending)}}, {"qty": 1, "carted": 1}):
+                sku, carted = document["_id"], document.get("carted", [])
+                mine, theirs, keep = pending[sku]
+                held = {e["cart_id"]: e["qty"] for e in carted}
+                if held.get(source) != mine or held.get(target, 0) != theirs:
+                    continue
+                entries = [e for e in carted if e["cart_id"] not in (source, target)]
+                entries.append({"qty": keep, "cart_id": target, "timestamp": moment})
                 writes.append(UpdateOne(
-                    {"_id": sku, "carted": {"$elemMatch": {"cart_id": source, "qty": mine}},
-                     "carted.cart_id": {"$ne": target}},
-                    {"$set": {"carted.$[mine].cart_id": target, "carted.$[mine].timestamp": moment},
-                     "$inc": {"carted.$[mine].qty": -back, "qty": back}},
-                    array_filters=[{"mine.cart_id": source}],
+                    {"_id": sku, "qty": document["qty"], "carted": carted},
+                    {"$set": {"carted": entries}, "$inc": {"qty": mine + theirs - keep}},
                 ))
-            else:
-                writes.append(UpdateOne(
-                    {"_id": sku, "carted": {"$all": [{"$elemMatch": {"cart_id": source, "qty": mine}},
-                                                     {"$elemMatch": {"cart_id": target, "qty": theirs}}]}},
-                    {"$inc": {"carted.$[mine].qty": -mine, "carted.$[theirs].qty": keep - theirs, "qty": back},
-                     "$set": {"carted.$[theirs].timestamp": moment}},
-                    array_filters=[{"mine.cart_id": source}, {"theirs.cart_id": target}],
-                ))
-        if not writes:
-            return 0
-        return self.collection.bulk_write(writes, ordered=False).modified_count
-
-    def drop_empty_reservations(self, cart_id):
-        """Pull the 0-unit reservations of ``cart_id`` left by ``move_reservations`` (one ``update_many``)."""
-        return self.collection.update_many(
-            {"carted": {"$elemMatch": {"cart_id": cart_id, "qty": 0}}},
-            {"$pull": {"carted": {"cart_id": cart_id, "qty": 0}}},
-        ).modified_count
+                written.append(sku)
+            if not writes:
+                break
+            if self.collection.bulk_write(writes, ordered=False).modified_count == len(writes):
+                moved.update(written)
+                break
+            still_held = self.reservations_of(source)
+            done = {sku for sku in written if sku not in still_held}
+            moved |= done
+            pending = {sku: pending[sku] for sku in written if sku not in done}
+        return moved
 
     def release(self, cart_id, sku, qty):
         """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""

@@ -480,11 +480,15 @@ class CartManager(MongoCollectionMixin, models.Manager):
         return next(iter(cursor), None)
 
     def claim(self, cart_id, user_id):
-        """Give the active cart ``cart_id`` to account ``user_id``; its raw document, or None (one write)."""
+        """Give the active guest cart ``cart_id`` to account ``user_id``; its raw document, or None (one write).
+
+        Only a guest's cart (no ``user_id``) or one the account already has:
+        a replayed session naming another account's cart takes nothing.
+        """
         if not isinstance(cart_id, str) or not cart_id:
             return None
         return self.collection.find_one_and_update(
-            {"_id": cart_id, "status": "active"},
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None, str(user_id)]}},
             {"$set": {"user_id": str(user_id), "last_modified": now()}},
             return_document=ReturnDocument.AFTER,
         )
@@ -493,13 +497,14 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """active -> merging for cart ``cart_id`` (about to be combined into cart ``into``).
 
         One conditional write; returns the raw document, or None when the
-        cart is not active (nothing to combine). Adds to it are refused
+        cart is not an active guest cart (nothing to combine; another
+        account's cart is never taken). Adds to it are refused
         from here on (``CartInactive``).
         """
         if not isinstance(cart_id, str) or not cart_id:
             return None
         return self.collection.find_one_and_update(
-            {"_id": cart_id, "status": "active"},
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None]}},
             {"$set": {"status": "merging", "merged_into": into}},
             return_document=ReturnDocument.AFTER,
         )

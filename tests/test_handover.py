@@ -226,3 +226,17 @@ def test_add_to_a_guest_cart_being_merged_is_refused():
     with pytest.raises(CartInactive):
         add(guest.id, "A", 1)
     assert inventory("A")["qty"] == 3
+
+
+def test_another_accounts_cart_is_never_taken():
+    """A replayed session cookie naming someone else's cart: log-in takes nothing from it."""
+    stock("A", 5)
+    theirs = Cart.objects.create_cart("someone-else")
+    add(theirs.id, "A", 2)
+    result = hand_over(theirs.id, USER, MAX)
+    assert result.cart_id is None and cart_doc(theirs.id)["user_id"] == "someone-else"
+    mine = user_cart(("A", 1))
+    result = hand_over(theirs.id, USER, MAX)
+    assert result.cart_id == mine.id and lines(mine.id) == {"A": 1}
+    assert lines(theirs.id) == {"A": 2} and cart_doc(theirs.id)["status"] == "active"
+    assert_invariant()

@@ -33,7 +33,8 @@ def _remember(request, cart_id, count):
     request.session[CART_COUNT] = count
 
 
-def _forget_cart(request):
+def forget_cart(request):
+    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart."""
     request.session.pop(CART_ID, None)
     request.session[CART_COUNT] = 0
 
@@ -91,24 +92,24 @@ def add_to_cart(request):
     return redirect(product)
 
 
-def _session_cart(request):
+def session_cart(request):
     """The session's active cart, or None (an inactive one is forgotten, with a message)."""
     cart = Cart.objects.get_cart(request.session.get(CART_ID))
     if cart is None:
         if CART_ID in request.session:
-            _forget_cart(request)
+            forget_cart(request)
         return None
     if cart.status != Cart.ACTIVE:
         if cart.status in (Cart.EXPIRING, Cart.EXPIRED):
             messages.warning(request, "Your cart expired and its items went back on the shelf.")
-        _forget_cart(request)
+        forget_cart(request)
         return None
     return cart
 
 
 def cart(request):
     """``/cart/``: the session's cart with quantity and removal forms. One read."""
-    current = _session_cart(request)
+    current = session_cart(request)
     if current is not None and request.session.get(CART_COUNT) != current.item_count:
         request.session[CART_COUNT] = current.item_count
     return render(request, "inventory/cart.html", {
@@ -126,7 +127,7 @@ def _change_line(request, form, change):
     try:
         request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
     except CartInactive as error:
-        _forget_cart(request)
+        forget_cart(request)
         messages.warning(request, str(error))
     except InventoryError as error:
         messages.error(request, str(error))

@@ -14,7 +14,7 @@ from catalog.models import Product
 from inventory.forms import CheckoutForm
 from inventory.managers import CartInactive, InventoryError
 from inventory.payments import PaymentError, get_provider
-from inventory.views import CART_ID, ORDERS, ORDERS_KEPT, _forget_cart, _session_cart
+from inventory.views import CART_ID, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 
 from . import pricing
 from .checkout import place_order
@@ -32,7 +32,7 @@ def _remember_order(request, order):
 
 def _already_placed(request, placed):
     """A second submit of the session's cart, already ordered: to that order, charged once."""
-    _forget_cart(request)
+    forget_cart(request)
     if placed.number not in request.session.get(ORDERS, []):
         _remember_order(request, placed)
     messages.info(request, f"Order {placed.number} was already placed; it was charged once.")
@@ -48,7 +48,7 @@ def checkout(request):
     second submit of a cart already ordered goes to that order's page.
     """
     cart_id = request.session.get(CART_ID)
-    current = _session_cart(request)
+    current = session_cart(request)
     if current is None or not current.items:
         placed = Order.objects.get_by_cart(cart_id) if request.method == "POST" else None
         if placed is not None:
@@ -73,14 +73,14 @@ def checkout(request):
             placed = Order.objects.get_by_cart(current.id)
             if placed is not None:
                 return _already_placed(request, placed)
-            _forget_cart(request)
+            forget_cart(request)
             messages.warning(request, str(error))
             return redirect("inventory:cart")
         except InventoryError as error:
             messages.error(request, str(error))
             return redirect("inventory:cart")
         else:
-            _forget_cart(request)
+            forget_cart(request)
             _remember_order(request, order)
             return redirect(order)
     return render(request, "orders/checkout.html", {

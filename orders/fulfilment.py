@@ -11,7 +11,7 @@ from inventory.models import Inventory
 from inventory.payments import PaymentError, get_provider
 
 from .emails import send_shipping_notice
-from .managers import OrderError
+from .managers import InvalidTransition, OrderError
 from .models import Order
 from .signals import order_status_changed
 
@@ -82,8 +82,6 @@ def refund(number, provider=None):
     if order is None:
         raise OrderError(f"No order {number}.")
     if order.status != Order.CANCELLED:
-        from .managers import InvalidTransition
-
         raise InvalidTransition(number, order.status, Order.REFUNDED)
     provider = provider or get_provider()
     try:

@@ -13,7 +13,7 @@ from orders.checkout import place_order
 from orders.models import Order
 from shop.mongo.counter import count_operations
 
-from .inventory_support import DETAILS, add, assert_invariant, cart_doc, hook_inventory, inventory, stock
+from .inventory_support import DETAILS, add, assert_invariant, cart_doc, inventory, stock
 
 MAX = 10
 USER = "user-1"

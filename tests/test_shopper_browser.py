@@ -38,6 +38,12 @@ def fill(driver, values):
         field.send_keys(value)
 
 
+def screenshot(driver, name):
+    """Save a screenshot to ``$SHOP_SCREENSHOTS/<name>.png`` when that variable is set (by hand)."""
+    if os.environ.get("SHOP_SCREENSHOTS"):
+        driver.save_screenshot(os.path.join(os.environ["SHOP_SCREENSHOTS"], f"{name}.png"))
+
+
 def add_to_cart(driver, base, sku, qty):
     driver.get(f"{base}/p/{sku}/")
     fill(driver, {"qty": str(qty)})
@@ -69,6 +75,7 @@ def test_sign_up_add_log_out_add_log_in_check_out(browser, live_server, chinook)
     fill(browser, {"username": "ada@example.com", "password": PASSWORD})
     submit(browser, "form.account-form")
     message = browser.find_element("css selector", "ul.messages").text
+    screenshot(browser, "login-combined")
     assert "We combined your cart" in message and "1 added to the 2 already there" in message
     assert "Cart (4)" in browser.find_element("css selector", "nav.account").text
 
@@ -81,14 +88,15 @@ def test_sign_up_add_log_out_add_log_in_check_out(browser, live_server, chinook)
                    "email": "ada@example.com", "card_number": "4242 4242 4242 4242",
                    "expiry": "12/39", "cvc": "123"})
     Select(browser.find_element("name", "ship-country")).select_by_value("GB")
+    screenshot(browser, "checkout")
     submit(browser, "form.checkout")
     order = Order.objects.get()
     assert f"Order {order.number}" in browser.find_element("tag name", "h1").text
     assert "SW1Y 4JH" in browser.page_source and "Visa ending 4242" in browser.page_source
-    if os.environ.get("SHOP_SCREENSHOTS"):
-        browser.save_screenshot(os.path.join(os.environ["SHOP_SCREENSHOTS"], "order.png"))
+    screenshot(browser, "order")
 
     browser.get(f"{base}/account/")
+    screenshot(browser, "account")
     link = browser.find_element("link text", order.number)
     click_and_wait(browser, link)
     assert f"Order {order.number}" in browser.find_element("tag name", "h1").text

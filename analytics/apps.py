@@ -10,9 +10,9 @@ class AnalyticsConfig(AppConfig):
     admin_pages = [("Sales dashboard", "analytics:dashboard"), ("Sales reports", "analytics:reports")]
 
     def ready(self):
-        # Sales come from the checkout's signal: one sale event per sold line.
-        from inventory.signals import order_completed
+        # Sales come from placed orders (orders.signals.order_placed): one sale event per sold line.
+        from orders.signals import order_placed
 
         from .receivers import record_completed_order
 
-        order_completed.connect(record_completed_order, dispatch_uid="analytics.record_completed_order")
+        order_placed.connect(record_completed_order, dispatch_uid="analytics.record_completed_order")

@@ -135,7 +135,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
         """Record one sale event per line of a completed order; idempotent per cart.
 
         ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit}, ...]``
-        (the ``order_completed`` signal's). Each line's ``amount`` is
+        (the ``order_placed`` signal's). Each line's ``amount`` is
         ``price * qty`` cents; its ``ref`` is ``order:<cart_id>:<line number>``,
         so a signal delivered twice (same cart, shopper and ``ts``) writes
         nothing the second time (one upsert per line). ``ts``: when the order

@@ -1,4 +1,4 @@
-"""Receivers of other apps' signals: sales from the checkout (``inventory.signals.order_completed``)."""
+"""Receivers of other apps' signals: sales from placed orders (``orders.signals.order_placed``)."""
 
 from .models import Event
 

@@ -3,7 +3,7 @@
 * ``catalog.views.product`` calls ``record_product_view(request, sku)``.
 * The cart calls ``record_add_to_cart(request, sku, qty)`` after a successful
   add (inventory's code; one line where the add succeeds).
-* Sales come from ``inventory.signals.order_completed`` (``receivers.py``).
+* Sales come from ``orders.signals.order_placed`` (``receivers.py``).
 """
 
 from .models import Event

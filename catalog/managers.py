@@ -763,6 +763,11 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                     {"$project": _CARD_FIELDS}, *AVAILABILITY_STAGES]
         return [self.card_from_document(d) for d in self.read_collection.aggregate(pipeline)]
 
+    def shipping_weights(self, skus):
+        """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
+        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "shipping.weight": 1})
+        return {d["sku"]: int((d.get("shipping") or {}).get("weight") or 0) for d in cursor}
+
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
         pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]

@@ -273,20 +273,106 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             if result.matched_count:
                 return qty
 
+    # -- orders: sold units leave the reservations, cancelled ones return ----
+
+    def release_sold(self, cart_id):
+        """Drop the reservations of a checked-out cart: its units are sold (seed 003 ``checkout``).
+
+        One ``update_many`` over ``carted.cart_id`` pulling
+        ``{'carted': {'cart_id': id}}`` (the seed pulled ``{'cart_id': id}``),
+        whatever the number of lines. Returns the number of SKUs changed.
+        """
+        return self.collection.update_many(
+            {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
+        ).modified_count
+
+    def return_units(self, units):
+        """Put sold units back on the shelf (a cancelled order): ``units`` is ``{sku: qty}``.
+
+        One ``bulk_write`` with one ``$inc`` of ``qty`` per SKU (``stocked``
+        is unchanged: the units were stocked once). Returns the number of
+        SKUs changed; a SKU without a stock document is skipped.
+        """
+        writes = [UpdateOne({"_id": sku}, {"$inc": {"qty": qty}}) for sku, qty in units.items() if qty > 0]
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).modified_count
+
+    # -- the cart handover at log-in (inventory.handover) --------------------
+
+    def move_reservations(self, source, target, moves, attempts=3):
+        """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.
+
+        ``moves`` is ``[(sku, source_qty, target_qty, keep), ...]``: the
+        source holds ``source_qty`` units of ``sku``, the target
+        ``target_qty`` (0: no reservation), and the target should hold
+        ``keep`` afterwards (``keep <= source_qty + target_qty``: the rest
+        goes back to ``qty``). One read of the SKUs' documents, then one
+        ``bulk_write`` with one compare-and-set per SKU: the write matches
+        only while ``qty`` and ``carted`` are exactly as read, and replaces
+        the two entries by one, so a unit is never reserved twice nor lost.
+        (A single write cannot change two entries of one array with the
+        positional ``$``; ``arrayFilters`` would, but the embedded engine
+        lacks them.) A SKU whose write lost a race is read and tried again,
+        up to ``attempts`` rounds; a SKU whose entries do not hold the
+        stated quantities (a change in flight, a crashed add) is not moved.
+        2 round trips when no write loses a race.
+        """
+        pending = {sku: (mine, theirs, keep) for sku, mine, theirs, keep in moves}
+        moved = set()
+        for _attempt in range(attempts):
+            if not pending:
+                break
+            moment = now()
+            writes, written = [], []
+            for document in self.collection.find({"_id": {"$in": list(pending)}}, {"qty": 1, "carted": 1}):
+                sku, carted = document["_id"], document.get("carted", [])
+                mine, theirs, keep = pending[sku]
+                held = {e["cart_id"]: e["qty"] for e in carted}
+                if held.get(source) != mine or held.get(target, 0) != theirs:
+                    continue
+                entries = [e for e in carted if e["cart_id"] not in (source, target)]
+                entries.append({"qty": keep, "cart_id": target, "timestamp": moment})
+                writes.append(UpdateOne(
+                    {"_id": sku, "qty": document["qty"], "carted": carted},
+                    {"$set": {"carted": entries}, "$inc": {"qty": mine + theirs - keep}},
+                ))
+                written.append(sku)
+            if not writes:
+                break
+            if self.collection.bulk_write(writes, ordered=False).modified_count == len(writes):
+                moved.update(written)
+                break
+            still_held = self.reservations_of(source)
+            done = {sku for sku in written if sku not in still_held}
+            moved |= done
+            pending = {sku: pending[sku] for sku in written if sku not in done}
+        return moved
+
+    def release(self, cart_id, sku, qty):
+        """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""
+        return bool(self.collection.update_one(
+            {"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": qty}}},
+            {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}},
+        ).modified_count)
+
     # -- DESIGN.md's invariant -------------------------------------------
 
     def check_invariant(self, attempts=3):
         """Check ``qty + sum(carted.qty) + sold == stocked`` for every SKU.
 
-        ``sold`` is the units in the lines of complete carts; a reservation of
-        a complete cart is already counted there (checkout's pull may not
-        have run yet) and is not counted twice. Also checked: ``qty >= 0``,
+        ``sold`` is the units in the lines of orders whose stock was not
+        returned (``Order.objects.sold_by_sku``); a reservation of a complete
+        cart is already counted there (checkout's pull may not have run yet)
+        and is not counted twice. Also checked: ``qty >= 0``,
         every reservation positive, at most one reservation per cart. The
         reads are not one snapshot, so a SKU that fails is checked again
         (up to ``attempts`` passes) and reported only if it fails every time:
         a checkout completing between the reads cannot raise a false alarm
         twice in a row. Returns ``[(sku, reason), ...]``, empty when it holds.
         """
+        from orders.models import Order
+
         from .models import Cart
 
         suspects = None
@@ -297,7 +383,7 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             statuses = {}
             for batch in batched(cart_ids, BATCH_SIZE):
                 statuses.update(Cart.objects.statuses(batch))
-            sold = Cart.objects.sold_by_sku()
+            sold = Order.objects.sold_by_sku()
             problems = {}
             for document in documents:
                 sku, carted = document["_id"], document.get("carted", [])
@@ -402,25 +488,90 @@ class CartManager(MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
         return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
 
-    def sold_by_sku(self):
-        """``{sku: units}`` in the lines of complete carts (one aggregation)."""
-        pipeline = [
-            {"$match": {"status": "complete"}},
-            {"$unwind": "$items"},
-            {"$group": {"_id": "$items.sku", "units": {"$sum": "$items.qty"}}},
-        ]
-        return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
+    # -- the cart handover at log-in (inventory.handover) -------------------
+
+    def active_cart_of(self, user_id):
+        """The raw document of account ``user_id``'s active cart (the newest), or None (one read)."""
+        cursor = self.collection.find({"user_id": str(user_id), "status": "active"}).sort(
+            "last_modified", -1).limit(1)
+        return next(iter(cursor), None)
+
+    def claim(self, cart_id, user_id):
+        """Give the active guest cart ``cart_id`` to account ``user_id``; its raw document, or None (one write).
+
+        Only a guest's cart (no ``user_id``) or one the account already has:
+        a replayed session naming another account's cart takes nothing.
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None, str(user_id)]}},
+            {"$set": {"user_id": str(user_id), "last_modified": now()}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def lock_for_merge(self, cart_id, into):
+        """active -> merging for cart ``cart_id`` (about to be combined into cart ``into``).
+
+        One conditional write; returns the raw document, or None when the
+        cart is not an active guest cart (nothing to combine; another
+        account's cart is never taken). Adds to it are refused
+        from here on (``CartInactive``).
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None]}},
+            {"$set": {"status": "merging", "merged_into": into}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def unlock_merge(self, cart_id):
+        """merging -> active again (the combination was abandoned): one conditional write."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "active", "last_modified": now()},
+                                    "$unset": {"merged_into": ""}})
+
+    def finish_merge(self, cart_id):
+        """merging -> merged: the cart's lines now live in the other cart (one conditional write)."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "merged", "last_modified": now()}})
+
+    def replace_items(self, cart_id, expected, items):
+        """Set the lines of active cart ``cart_id`` to ``items`` if they are still ``expected``.
+
+        ``expected`` is the ``items`` array as read (compare-and-set on the
+        whole array, so a concurrent add or change makes this match
+        nothing). One write; True when written.
+        """
+        return bool(self.collection.update_one(
+            {"_id": cart_id, "status": "active", "items": expected},
+            {"$set": {"items": items, "last_modified": now()}},
+        ).modified_count)
+
+    def shrink_line(self, cart_id, sku, qty):
+        """Take ``qty`` units off the line of ``sku`` (dropping it at 0), whatever the cart's status.
+
+        Undoes a line change whose reservation did not follow (2 writes).
+        """
+        self.collection.update_one({"_id": cart_id, "items.sku": sku}, {"$inc": {"items.$.qty": -qty}})
+        self.collection.update_one({"_id": cart_id}, {"$pull": {"items": {"qty": {"$lte": 0}}}})
 
     # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
 
-    def create_cart(self):
-        """Start an empty active cart with an unguessable id; returns the Cart (one write)."""
+    def create_cart(self, user_id=""):
+        """Start an empty active cart with an unguessable id; returns the Cart (one write).
+
+        ``user_id``: the account of a signed-in shopper ("" for a guest).
+        """
         from .models import new_cart_id
 
         moment = now()
-        document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": []}
+        document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": [],
+                    "user_id": str(user_id or "")}
         self.collection.insert_one(document)
-        return self.model(id=document["_id"], status="active", last_modified=moment, items=[])
+        return self.model(id=document["_id"], status="active", last_modified=moment, items=[],
+                          user_id=document["user_id"])
 
     @staticmethod
     def _inventory():
@@ -650,34 +801,21 @@ class CartManager(MongoCollectionMixin, models.Manager):
             {"$set": {"status": "active", "last_modified": now()}},
         )
 
-    def checkout(self, cart_id, provider, payment, customer_name, customer_email, session_key=""):
-        """Check the cart out: seed 003 ``checkout``, with its bugs fixed. Returns the complete Cart.
+    def lock_for_checkout(self, cart_id):
+        """Seed 003 ``checkout``'s first steps: lock the cart and check it against its reservations.
 
         1. Lock: active -> pending, returning the cart (``find_one_and_update``).
         2. Compare the lines with the cart's reservations (one read): a line
            whose units are not reserved (a change in flight or a crashed add)
            unlocks the cart and raises ``CartChanged``, so nothing unreserved
            is ever sold.
-        3. ``provider.charge(total cents, payment, reference=cart_id)``: a
-           decline or any provider error unlocks the cart (reservations
-           intact) and is re-raised.
-        4. pending -> complete, only if still pending: when ``expire_carts``
-           took the cart meanwhile (a checkout that outlived the timeout),
-           the charge is refunded and ``CartInactive`` raised.
-        5. One ``update_many`` pulls the cart's reservations from every SKU
-           (``{'carted': {'cart_id': id}}``; the seed pulled ``{'cart_id': id}``).
-           Should it fail, the order still stands: ``cleanup_inventory``
-           drops the reservations of complete carts later, as sold.
-        6. ``inventory.signals.order_completed`` is sent once.
 
-        4 round trips whatever the number of lines. Raises ``CartInactive``
-        (not active, or expired during checkout), ``EmptyCart``,
-        ``CartChanged``, and the provider's errors (``PaymentDeclined``...).
+        Returns the raw cart document (status ``pending``). 2 round trips
+        whatever the number of lines (3 with an unlock). Raises
+        ``CartInactive`` (not active: expired, in checkout, complete),
+        ``EmptyCart``, ``CartChanged``. The caller charges, then calls
+        ``complete_checkout`` or ``unlock`` (``orders.checkout.place_order``).
         """
-        import logging
-
-        from .signals import order_completed
-
         cart = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active"},
             {"$set": {"status": "pending", "last_modified": now()}},
@@ -689,56 +827,35 @@ class CartManager(MongoCollectionMixin, models.Manager):
         for line in cart["items"]:
             wanted[line["sku"]] = wanted.get(line["sku"], 0) + line["qty"]
         if not wanted:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise EmptyCart()
         try:
             reserved = self._reservations(cart_id)
         except Exception:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise
         if reserved != wanted:
-            self._unlock(cart_id)
+            self.unlock(cart_id)
             raise CartChanged()
-        total = sum(line["qty"] * line["details"]["price"] for line in cart["items"])
-        try:
-            reference = provider.charge(total, payment, reference=cart_id)
-        except Exception:
-            self._unlock(cart_id)
-            raise
-        moment = now()
+        return cart
+
+    def unlock(self, cart_id):
+        """pending -> active again (payment declined, cart changed): one conditional write."""
+        self._unlock(cart_id)
+
+    def complete_checkout(self, cart_id, customer_name, customer_email, payment_reference):
+        """pending -> complete, only if still pending (one conditional write); True when done.
+
+        False means ``expire_carts`` took the cart while the payment was being
+        taken: the caller refunds. The cart's units are sold from here on; the
+        caller then pulls its reservations (``Inventory.objects.release_sold``).
+        """
         done = self.collection.update_one(
             {"_id": cart_id, "status": "pending"},
-            {"$set": {"status": "complete", "last_modified": moment, "customer_name": customer_name,
-                      "customer_email": customer_email, "payment_reference": reference}},
+            {"$set": {"status": "complete", "last_modified": now(), "customer_name": customer_name,
+                      "customer_email": customer_email, "payment_reference": payment_reference}},
         )
-        if not done.matched_count:
-            provider.refund(reference)
-            raise CartInactive(
-                "Your cart expired while the payment was being taken; the payment was refunded."
-            )
-        try:
-            self._inventory().update_many(
-                {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
-            )
-        except Exception:
-            logging.getLogger(__name__).exception(
-                "Checkout of cart %s: reservations not pulled; cleanup_inventory will drop them.",
-                cart_id,
-            )
-        # As read back from MongoDB: naive UTC.
-        cart.update(status="complete", last_modified=moment.replace(tzinfo=None), customer_name=customer_name,
-                    customer_email=customer_email, payment_reference=reference)
-        lines = [{"sku": line["sku"], "qty": line["qty"], "price": line["details"]["price"]}
-                 for line in cart["items"]]
-        for receiver, error in order_completed.send_robust(
-            sender=self.model, cart_id=cart_id, lines=lines, customer=customer_email,
-            session_key=session_key or "", completed_at=moment,
-        ):
-            if isinstance(error, Exception):
-                logging.getLogger(__name__).error(
-                    "order_completed receiver %r failed for cart %s: %r", receiver, cart_id, error
-                )
-        return self.from_document(cart)
+        return bool(done.matched_count)
 
     def _reservations(self, cart_id):
         from .models import Inventory

@@ -94,9 +94,11 @@ class Cart(models.Model):
     """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
 
     ``status`` goes active -> pending -> complete (checkout), pending ->
-    active (payment declined), or active/pending -> expiring -> expired
-    (``expire_carts``). A complete cart is the order: its lines are what was
-    sold, and ``customer_*`` and ``payment_reference`` say to whom and how.
+    active (payment declined), active/pending -> expiring -> expired
+    (``expire_carts``), or active -> merging -> merged (its lines combined
+    into its account's cart at log-in, ``inventory.handover``). A complete
+    cart has its order in ``orders`` (``Order.objects.get_by_cart``).
+    ``user_id`` is the shopper's account ("" for a guest's cart).
     """
 
     ACTIVE = "active"
@@ -104,7 +106,9 @@ class Cart(models.Model):
     COMPLETE = "complete"
     EXPIRING = "expiring"
     EXPIRED = "expired"
-    STATUS_CHOICES = [(s, s) for s in (ACTIVE, PENDING, COMPLETE, EXPIRING, EXPIRED)]
+    MERGING = "merging"
+    MERGED = "merged"
+    STATUS_CHOICES = [(s, s) for s in (ACTIVE, PENDING, COMPLETE, EXPIRING, EXPIRED, MERGING, MERGED)]
 
     id = models.CharField(primary_key=True, max_length=64, default=new_cart_id, db_column="_id")
     status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=ACTIVE)
@@ -113,6 +117,7 @@ class Cart(models.Model):
     customer_name = models.CharField(max_length=200, blank=True, default="")
     customer_email = models.EmailField(blank=True, default="")
     payment_reference = models.CharField(max_length=100, blank=True, default="")
+    user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
     # The expire_carts run that is expiring this cart (see CartManager.expire).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 
@@ -120,7 +125,10 @@ class Cart(models.Model):
 
     class Meta:
         db_table = "carts"
-        indexes = [models.Index(fields=["status", "last_modified"], name="status_last_modified")]
+        indexes = [
+            models.Index(fields=["status", "last_modified"], name="status_last_modified"),
+            models.Index(fields=["user_id", "status"], name="user_status"),
+        ]
 
     def __str__(self):
         return f"Cart {self.id} ({self.status})"

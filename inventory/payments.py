@@ -42,7 +42,22 @@ class Card:
 
     @property
     def last4(self):
+        """The last 4 digits: all of the number an order keeps."""
         return self.number[-4:]
+
+    @property
+    def brand(self):
+        """The card network by the number's issuer prefix (IIN): "Visa", "Mastercard"... or "Card"."""
+        number = self.number
+        if number.startswith("4"):
+            return "Visa"
+        if 51 <= int(number[:2] or 0) <= 55 or 2221 <= int(number[:4] or 0) <= 2720:
+            return "Mastercard"
+        if number[:2] in ("34", "37"):
+            return "American Express"
+        if number.startswith(("6011", "65")) or 644 <= int(number[:3] or 0) <= 649:
+            return "Discover"
+        return "Card"
 
 
 class PaymentProvider:

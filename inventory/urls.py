@@ -8,6 +8,4 @@ urlpatterns = [
     path("cart/add/", views.add_to_cart, name="add"),
     path("cart/update/", views.update_line, name="update"),
     path("cart/remove/", views.remove_line, name="remove"),
-    path("checkout/", views.checkout, name="checkout"),
-    path("order/<str:cart_id>/", views.order, name="order"),
 ]

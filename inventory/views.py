@@ -1,11 +1,11 @@
-"""Shopper pages: add to cart, the cart, checkout, the order confirmation. Thin views.
+"""Shopper pages: add to cart, the cart. Thin views (checkout and orders: the ``orders`` app).
 
 A shopper's cart id lives in the Django session (a signed cookie), never in
 a form or a URL that could name another cart: the views act only on the
 session's cart. After each cart change the session also keeps the number of
 units in the cart (``cart_count``), which the header shows without a
-database round trip. Completed orders the session may see are listed in
-``orders``.
+database round trip. The numbers of the orders the session placed (which
+it may see) are listed in ``orders``.
 """
 
 from django.conf import settings
@@ -19,10 +19,9 @@ from django.views.decorators.http import require_POST
 from analytics.tracking import record_add_to_cart
 from catalog.models import Product
 
-from .forms import CheckoutForm, LineForm, RemoveForm
+from .forms import LineForm, RemoveForm
 from .managers import CartInactive, InventoryError
 from .models import Cart, Inventory
-from .payments import PaymentError, get_provider
 from .wording import refusal
 
 CART_ID = "cart_id"
@@ -37,7 +36,8 @@ def _remember(request, cart_id, count):
     request.session[CART_COUNT] = count
 
 
-def _forget_cart(request):
+def forget_cart(request):
+    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart."""
     request.session.pop(CART_ID, None)
     request.session[CART_COUNT] = 0
 
@@ -51,6 +51,12 @@ def _bad_form(request, form):
     ]
     return render(request, "400.html", {"reasons": reasons, "back_url": reverse("inventory:cart"),
                                         "back_text": "Back to your cart"}, status=400)
+
+
+def _account(request):
+    """The signed-in shopper's account id for a new cart ("" for a guest)."""
+    user = getattr(request, "user", None)
+    return str(user.pk) if user is not None and user.is_authenticated else ""
 
 
 @require_POST
@@ -75,14 +81,14 @@ def add_to_cart(request):
     details = {"title": product.title, "price": product.pricing.retail}
     cart_id = request.session.get(CART_ID)
     if not cart_id:
-        cart_id = Cart.objects.create_cart().id
+        cart_id = Cart.objects.create_cart(_account(request)).id
     try:
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
         except CartInactive as expired:
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
-            cart_id = Cart.objects.create_cart().id
+            cart_id = Cart.objects.create_cart(_account(request)).id
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
     except InventoryError as error:
         request.session[CART_ID] = cart_id
@@ -96,17 +102,17 @@ def add_to_cart(request):
     return redirect(product)
 
 
-def _session_cart(request):
+def session_cart(request):
     """The session's active cart, or None (an inactive one is forgotten, with a message)."""
     cart = Cart.objects.get_cart(request.session.get(CART_ID))
     if cart is None:
         if CART_ID in request.session:
-            _forget_cart(request)
+            forget_cart(request)
         return None
     if cart.status != Cart.ACTIVE:
         if cart.status in (Cart.EXPIRING, Cart.EXPIRED):
             messages.warning(request, "Your cart expired and its items went back on the shelf.")
-        _forget_cart(request)
+        forget_cart(request)
         return None
     return cart
 
@@ -118,7 +124,7 @@ def cart(request):
     quantity box offers no more than the line plus what is still available
     (and the per-line maximum).
     """
-    current = _session_cart(request)
+    current = session_cart(request)
     if current is not None and request.session.get(CART_COUNT) != current.item_count:
         request.session[CART_COUNT] = current.item_count
     if current is not None and current.items:
@@ -147,7 +153,7 @@ def _change_line(request, form, change, confirm):
     try:
         request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
     except CartInactive as error:
-        _forget_cart(request)
+        forget_cart(request)
         messages.warning(request, str(error))
     except InventoryError as error:
         messages.error(request, refusal(error, title))
@@ -180,48 +186,3 @@ def remove_line(request):
         lambda cart_id, data: Cart.objects.remove_item(cart_id, data["sku"]),
         lambda title, data: f"Removed “{title}” from your cart.",
     )
-
-
-def checkout(request):
-    """``/checkout/``: the order summary and the payment form; POST checks the cart out.
-
-    Success redirects to the confirmation page; a declined card shows the
-    reason with the cart intact; a cart that expired or changed sends the
-    shopper back to the cart with a message.
-    """
-    current = _session_cart(request)
-    if current is None or not current.items:
-        messages.info(request, "Your cart is empty.")
-        return redirect("inventory:cart")
-    form = CheckoutForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            order = Cart.objects.checkout(
-                current.id, get_provider(), form.card(),
-                customer_name=form.cleaned_data["name"], customer_email=form.cleaned_data["email"],
-                session_key=request.session.session_key or "",
-            )
-        except PaymentError as error:
-            form.add_error("card_number", str(error))
-        except CartInactive as error:
-            _forget_cart(request)
-            messages.warning(request, str(error))
-            return redirect("inventory:cart")
-        except InventoryError as error:
-            messages.error(request, str(error))
-            return redirect("inventory:cart")
-        else:
-            _forget_cart(request)
-            request.session[ORDERS] = [*request.session.get(ORDERS, []), order.id][-ORDERS_KEPT:]
-            return redirect("inventory:order", cart_id=order.id)
-    return render(request, "inventory/checkout.html", {"cart": current, "form": form})
-
-
-def order(request, cart_id):
-    """``/order/<cart_id>/``: the confirmation of an order this session placed (404 otherwise)."""
-    if cart_id not in request.session.get(ORDERS, []):
-        raise Http404("No such order.")
-    placed = Cart.objects.get_cart(cart_id)
-    if placed is None or placed.status != Cart.COMPLETE:
-        raise Http404("No such order.")
-    return render(request, "inventory/order.html", {"order": placed})

@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "imagekit",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
+    "orders.apps.OrdersConfig",
+    "accounts.apps.AccountsConfig",
     "shop.apps.MongoAxesConfig",
     "analytics.apps.AnalyticsConfig",
     "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
@@ -157,8 +159,28 @@ CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestProvider")
 
+# Orders (orders app): tax in whole percent, added to every total (lines + shipping).
+SHOP_TAX_PERCENT = env.int("SHOP_TAX_PERCENT", default=20)
+# Shipping by the order's weight: [(up to grams, cents), ...] ascending; the last band's
+# limit is None (any weight).
+SHIPPING_BANDS = [(250, 399), (1000, 699), (3000, 999), (None, 1999)]
+SHOP_NAME = "Chinook Records"
+# The shop's address as shoppers reach it, for links in e-mails.
+SHOP_SITE_URL = env.str("SHOP_SITE_URL", default="http://127.0.0.1:8000")
+
+# E-mail through Django's mail API, configured by one URL (django-environ's email_url):
+# consolemail:// (default: printed on stderr), smtp+tls://user:password@host:587 in production.
+EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
+vars().update(env.email_url_config(EMAIL_URL))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Chinook Records <shop@localhost>")
+
+# Shopper accounts (accounts app): Django's auth views under /account/.
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "accounts:account"
+LOGOUT_REDIRECT_URL = "catalog:home"
+
 # Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
-ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=20)
+ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=SHOP_TAX_PERCENT)
 # Issue 16: the staff dashboard's figures are never older than this many seconds: opening
 # it runs the incremental rollup first when they are (rollup_stats's --lag default, the seed's 60).
 ANALYTICS_ROLLUP_LAG = env.int("ANALYTICS_ROLLUP_LAG", default=60)

@@ -25,5 +25,7 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media, name="media"),
     path("", include("inventory.urls")),
+    path("", include("orders.urls")),
+    path("account/", include("accounts.urls")),
     path("", include("catalog.urls")),
 ]

@@ -11,7 +11,10 @@ from .inventory_support import age_carts, assert_invariant, cart_doc, inventory
 SKU = "CHK-0001"
 OTHER = "CHK-0002"
 CARD = {"name": "Ada Lovelace", "email": "ada@example.com", "card_number": "4242 4242 4242 4242",
-        "expiry": "12/39", "cvc": "123"}
+        "expiry": "12/39", "cvc": "123",
+        # The shipping address (orders.forms.AddressForm, prefix "ship").
+        "ship-name": "Ada Lovelace", "ship-line1": "12 St James's Square", "ship-city": "London",
+        "ship-postcode": "SW1Y 4JH", "ship-country": "GB"}
 
 
 @pytest.fixture
@@ -122,8 +125,9 @@ def test_another_sessions_cart_cannot_be_read_or_changed(client, shop):
     assert cart_doc(victim)["items"][0]["qty"] == 2
     assert SKU not in intruder.get(f"/cart/?cart_id={victim}").content.decode()
     # Another session's order confirmation is a 404.
-    client.post("/checkout/", CARD)
-    assert client.get(f"/order/{victim}/").status_code == 200
+    number = client.post("/checkout/", CARD)["Location"].split("/")[-2]
+    assert client.get(f"/order/{number}/").status_code == 200
+    assert intruder.get(f"/order/{number}/").status_code == 404
     assert intruder.get(f"/order/{victim}/").status_code == 404
 
 
@@ -158,7 +162,7 @@ def test_checkout_takes_payment_and_shows_the_confirmation(client, shop):
     add(client, qty=2)
     cart_id = session_cart(client)
     response = client.post("/checkout/", CARD)
-    assert response.status_code == 302 and response["Location"] == f"/order/{cart_id}/"
+    assert response.status_code == 302 and response["Location"] == "/order/CR-00001/"
     page = client.get(response["Location"]).content.decode()
     assert "confirmed" in page and SKU in page
     assert cart_doc(cart_id)["status"] == "complete"

@@ -1,0 +1,55 @@
+"""Shopper account forms: sign-up by e-mail, log-in by e-mail (Django's auth forms underneath).
+
+A shopper's username is their e-mail address in lower case, so Django's
+``ModelBackend`` (and django-axes) work unchanged. Staff accounts are
+separate: they sign in at the admin, and the shop's log-in refuses them.
+"""
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
+
+
+class SignupForm(BaseUserCreationForm):
+    """E-mail and password twice (Django's password validators); the e-mail must be new."""
+
+    email = forms.EmailField(label="E-mail", max_length=150,
+                             widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
+
+    class Meta:
+        model = get_user_model()
+        fields = ("email",)
+
+    def clean_email(self):
+        email = self.cleaned_data["email"].strip().lower()
+        if get_user_model()._default_manager.filter(username=email).exists():
+            raise forms.ValidationError("An account with this e-mail already exists. Sign in instead.")
+        return email
+
+    def save(self, commit=True):
+        user = super().save(commit=False)
+        user.username = user.email = self.cleaned_data["email"]
+        if commit:
+            user.save()
+        return user
+
+
+class ShopperLoginForm(AuthenticationForm):
+    """Django's log-in form with the e-mail as the username; staff are sent to the admin."""
+
+    username = forms.EmailField(label="E-mail", max_length=150,
+                                widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "The e-mail or the password is wrong.",
+        "staff": "Staff accounts sign in at the admin.",
+    }
+
+    def clean_username(self):
+        return self.cleaned_data["username"].strip().lower()
+
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        if user.is_staff:
+            raise forms.ValidationError(self.error_messages["staff"], code="staff")

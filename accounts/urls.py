@@ -1,0 +1,33 @@
+"""/account/...: Django's auth views with the shop's templates and forms."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from . import views
+from .forms import ShopperLoginForm
+
+app_name = "accounts"
+urlpatterns = [
+    path("", views.account, name="account"),
+    path("signup/", views.signup, name="signup"),
+    path("login/", auth_views.LoginView.as_view(
+        template_name="accounts/login.html",
+        authentication_form=ShopperLoginForm, redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(
+        template_name="accounts/password_change_form.html",
+        success_url=reverse_lazy("accounts:password_change_done")), name="password_change"),
+    path("password/done/", auth_views.PasswordChangeDoneView.as_view(template_name="accounts/password_change_done.html"), name="password_change_done"),
+    path("password/reset/", auth_views.PasswordResetView.as_view(
+        template_name="accounts/password_reset_form.html",
+        success_url=reverse_lazy("accounts:password_reset_done"),
+        email_template_name="emails/password_reset.txt",
+        html_email_template_name="emails/password_reset.html",
+        subject_template_name="emails/password_reset_subject.txt"), name="password_reset"),
+    path("password/reset/sent/", auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html"), name="password_reset_done"),
+    path("password/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(
+        template_name="accounts/password_reset_confirm.html",
+        success_url=reverse_lazy("accounts:password_reset_complete")), name="password_reset_confirm"),
+    path("password/reset/done/", auth_views.PasswordResetCompleteView.as_view(template_name="accounts/password_reset_complete.html"),
+         name="password_reset_complete"),
+]

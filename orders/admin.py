@@ -1,0 +1,127 @@
+"""The staff's orders desk in the Django admin: list, search, filters, status actions.
+
+Orders are read-only here: their lines, address, payment and history are
+what the checkout wrote. Staff change an order only through the actions,
+which call ``orders.fulfilment`` (conditional status changes: an order that
+another click already moved is reported and left alone), and every change
+is recorded in the admin's history (``LogEntry``). The actions need the
+change permission; staff with only the view permission can look.
+"""
+
+from django.contrib import admin, messages
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from catalog.templatetags.shop import money
+
+from . import fulfilment, numbers
+from .managers import InvalidTransition, OrderError
+from .models import Order
+
+
+@admin.register(Order)
+class OrderAdmin(admin.ModelAdmin):
+    """Orders: number, date, customer, total, status; searchable by number and e-mail."""
+
+    list_display = ["number", "placed_at", "name", "email", "total_price", "status"]
+    list_filter = ["status", ("placed_at", admin.DateFieldListFilter)]
+    search_fields = ["email"]
+    search_help_text = "Search by order number (exact) or e-mail."
+    ordering = ["-placed_at"]
+    list_per_page = 50
+    actions = ["ship", "deliver", "cancel_and_refund"]
+    fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
+              "shipping_address", "payment_details", "status_history", "cart_id"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False  # Orders are placed at checkout.
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # Cancel instead: that returns the stock and refunds.
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        extra_context = {**(extra_context or {}), "show_save": False,
+                         "show_save_and_continue": False, "show_save_and_add_another": False}
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_search_results(self, request, queryset, search_term):
+        # An order number (typed in any case, "cr-0000a") is looked up exactly. Not through
+        # search_fields' "=number": the backend's iexact builds an unescaped regex.
+        number = numbers.normalize(search_term)
+        if number:
+            return queryset.filter(number=number), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="Total", ordering="total")
+    def total_price(self, order):
+        return money(order.total)
+
+    @admin.display(description="Account")
+    def account(self, order):
+        return order.user_id or "guest"
+
+    @admin.display(description="Lines")
+    def order_lines(self, order):
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((line.sku, line.title, line.qty, money(line.price), money(line.subtotal)) for line in order.lines),
+        )
+        return format_html('<table class="lines"><thead><tr><th>SKU</th><th>Title</th><th>Quantity</th>'
+                           "<th>Price</th><th>Subtotal</th></tr></thead><tbody>{}</tbody></table>", rows)
+
+    @admin.display(description="Figures")
+    def figures(self, order):
+        return format_html("Items {} + shipping {} + tax {} = <strong>{}</strong>", money(order.subtotal),
+                           money(order.shipping), money(order.tax), money(order.total))
+
+    @admin.display(description="Shipping address")
+    def shipping_address(self, order):
+        if order.address is None:
+            return "None."
+        return format_html_join(mark_safe("<br>"), "{}", ((part,) for part in order.address.lines()))
+
+    @admin.display(description="Payment")
+    def payment_details(self, order):
+        if order.payment is None:
+            return "None."
+        return f"{order.payment.brand} ending {order.payment.last4}, reference {order.payment.reference}"
+
+    @admin.display(description="History")
+    def status_history(self, order):
+        return format_html_join(
+            mark_safe("<br>"), "{} UTC: {}{}",
+            ((change.at.strftime("%Y-%m-%d %H:%M"), change.status, f" ({change.note})" if change.note else "")
+             for change in order.history),
+        )
+
+    def _run(self, request, queryset, step, done_message):
+        changed, refused = 0, []
+        for order in queryset:
+            try:
+                step(order.number, note=f"by {request.user.get_username()}")
+            except InvalidTransition as error:
+                refused.append(str(error))
+                continue
+            except OrderError as error:  # cancelled and restocked, but the refund failed
+                self.log_change(request, order, str(error))
+                refused.append(str(error))
+                continue
+            changed += 1
+            self.log_change(request, order, done_message)
+        if changed:
+            self.message_user(request, f"{changed} order(s): {done_message}", messages.SUCCESS)
+        for reason in refused:
+            self.message_user(request, reason, messages.WARNING)
+
+    @admin.action(description="Mark shipped (e-mails the shipping notice)", permissions=["change"])
+    def ship(self, request, queryset):
+        self._run(request, queryset, fulfilment.mark_shipped, "marked shipped; shipping notice sent.")
+
+    @admin.action(description="Mark delivered", permissions=["change"])
+    def deliver(self, request, queryset):
+        self._run(request, queryset, fulfilment.mark_delivered, "marked delivered.")
+
+    @admin.action(description="Cancel and refund (returns the stock)", permissions=["change"])
+    def cancel_and_refund(self, request, queryset):
+        self._run(request, queryset, fulfilment.cancel, "cancelled, stock returned, payment refunded.")

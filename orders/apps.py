@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class OrdersConfig(AppConfig):
+    """Orders: numbers, checkout pricing (shipping, tax), statuses, e-mails, the staff's orders desk."""
+
+    name = "orders"
+    default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
+
+    def ready(self):
+        from .emails import send_order_confirmation
+        from .signals import order_placed
+
+        order_placed.connect(send_order_confirmation, dispatch_uid="orders.send_order_confirmation")

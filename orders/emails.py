@@ -1,0 +1,33 @@
+"""The orders' e-mails, through Django's mail API: HTML with a plain-text alternative.
+
+Templates ``emails/<name>.txt`` (the body) and ``emails/<name>.html`` (the
+alternative) with ``emails/<name>_subject.txt``. The backend is Django's
+(``EMAIL_URL``: the console in development, SMTP in production).
+"""
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+
+
+def send_templated(name, to, context):
+    """Render ``emails/<name>*`` with ``context`` and send it to ``to`` (a list of addresses).
+
+    Returns the number of messages sent (1). Raises what the mail backend raises.
+    """
+    context = {**context, "shop_name": settings.SHOP_NAME, "site_url": settings.SHOP_SITE_URL}
+    subject = " ".join(render_to_string(f"emails/{name}_subject.txt", context).split())
+    message = EmailMultiAlternatives(subject, render_to_string(f"emails/{name}.txt", context),
+                                     settings.DEFAULT_FROM_EMAIL, to)
+    message.attach_alternative(render_to_string(f"emails/{name}.html", context), "text/html")
+    return message.send()
+
+
+def send_order_confirmation(sender=None, order=None, **kwargs):
+    """E-mail the order confirmation to ``order.email`` (an ``order_placed`` receiver)."""
+    return send_templated("order_confirmation", [order.email], {"order": order})
+
+
+def send_shipping_notice(order):
+    """E-mail the shipping notice of ``order`` to ``order.email``."""
+    return send_templated("shipping_notice", [order.email], {"order": order})

@@ -1,0 +1,87 @@
+"""The checkout's shipping address form: required fields, a country list, postcode checks.
+
+Countries come from django-countries (ISO 3166-1, sorted by name). The
+postcode is checked with django-localflavor's form field for the countries
+it covers (``POSTCODE_FIELDS``) and normalized as that field does (``sw1a
+1aa`` -> ``SW1A 1AA``); elsewhere it is free text. Angle brackets are refused
+in every field: an address is printed on parcels and e-mails, never markup.
+"""
+
+from django import forms
+from django.utils.module_loading import import_string
+from django_countries import countries
+
+# Country code -> django-localflavor postcode form field (dotted path).
+POSTCODE_FIELDS = {
+    "AT": "localflavor.at.forms.ATZipCodeField",
+    "AU": "localflavor.au.forms.AUPostCodeField",
+    "BE": "localflavor.be.forms.BEPostalCodeField",
+    "BR": "localflavor.br.forms.BRZipCodeField",
+    "CA": "localflavor.ca.forms.CAPostalCodeField",
+    "CH": "localflavor.ch.forms.CHZipCodeField",
+    "CZ": "localflavor.cz.forms.CZPostalCodeField",
+    "DE": "localflavor.de.forms.DEZipCodeField",
+    "DK": "localflavor.dk.forms.DKPostalCodeField",
+    "ES": "localflavor.es.forms.ESPostalCodeField",
+    "FI": "localflavor.fi.forms.FIZipCodeField",
+    "FR": "localflavor.fr.forms.FRZipCodeField",
+    "GB": "localflavor.gb.forms.GBPostcodeField",
+    "IN": "localflavor.in_.forms.INZipCodeField",
+    "IT": "localflavor.it.forms.ITZipCodeField",
+    "JP": "localflavor.jp.forms.JPPostalCodeField",
+    "MX": "localflavor.mx.forms.MXZipCodeField",
+    "NL": "localflavor.nl.forms.NLZipCodeField",
+    "NO": "localflavor.no.forms.NOZipCodeField",
+    "NZ": "localflavor.nz.forms.NZPostCodeField",
+    "PL": "localflavor.pl.forms.PLPostalCodeField",
+    "PT": "localflavor.pt.forms.PTZipCodeField",
+    "SE": "localflavor.se.forms.SEPostalCodeField",
+    "US": "localflavor.us.forms.USZipCodeField",
+}
+
+
+def country_choices():
+    """``[("", "Choose a country"), (code, name), ...]`` sorted by name."""
+    return [("", "Choose a country"), *((code, name) for code, name in countries)]
+
+
+class AddressForm(forms.Form):
+    """Where the parcel goes; ``cleaned_data`` matches ``orders.models.Address``'s fields."""
+
+    prefix = "ship"
+
+    name = forms.CharField(label="Full name", max_length=200,
+                           widget=forms.TextInput(attrs={"autocomplete": "shipping name"}))
+    line1 = forms.CharField(label="Address", max_length=200,
+                            widget=forms.TextInput(attrs={"autocomplete": "shipping address-line1"}))
+    line2 = forms.CharField(label="Address (line 2)", max_length=200, required=False,
+                            widget=forms.TextInput(attrs={"autocomplete": "shipping address-line2"}))
+    city = forms.CharField(label="Town or city", max_length=100,
+                           widget=forms.TextInput(attrs={"autocomplete": "shipping address-level2"}))
+    postcode = forms.CharField(label="Postcode", max_length=20, required=False,
+                               widget=forms.TextInput(attrs={"autocomplete": "shipping postal-code"}))
+    country = forms.ChoiceField(label="Country", choices=country_choices,
+                                widget=forms.Select(attrs={"autocomplete": "shipping country"}))
+
+    def clean(self):
+        data = super().clean()
+        for name, value in list(data.items()):
+            if isinstance(value, str) and ("<" in value or ">" in value):
+                self.add_error(name, "Remove the < and > characters.")
+        country, postcode = data.get("country"), (data.get("postcode") or "").strip()
+        if country and "postcode" not in self.errors:
+            if country in POSTCODE_FIELDS:
+                field = import_string(POSTCODE_FIELDS[country])(required=True)
+                try:
+                    data["postcode"] = field.clean(postcode)
+                except forms.ValidationError as error:
+                    self.add_error("postcode", f"Enter a valid postcode for {countries.name(country)}. "
+                                               + " ".join(error.messages))
+            else:
+                data["postcode"] = postcode
+        return data
+
+    def address(self):
+        """The validated address as a dict of ``Address``'s fields."""
+        return {name: self.cleaned_data.get(name) or "" for name in
+                ("name", "line1", "line2", "city", "postcode", "country")}

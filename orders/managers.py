@@ -1,0 +1,138 @@
+"""The orders' MongoDB operations, as raw pymongo on ``Order.objects``.
+
+Every status change is one conditional ``find_one_and_update``: it matches
+only while the order is in a status the new one may follow, sets the status
+and pushes the change onto ``history`` in the same write, so two staff
+members (or a double click) cannot both ship and cancel one order.
+Views, commands and admin classes call these methods; none builds a query.
+"""
+
+import datetime
+
+from django.db import connections, models
+from pymongo import ReturnDocument
+
+from catalog.managers import MongoCollectionMixin
+from inventory.managers import now
+
+from . import numbers
+
+COUNTERS = "counters"
+ORDER_COUNTER = "order_number"
+
+
+class OrderError(Exception):
+    """An order change that was refused; ``str()`` is a message fit for a shopper or staff."""
+
+
+class InvalidTransition(OrderError):
+    """The order is not in a status the requested one may follow (someone changed it meanwhile)."""
+
+    def __init__(self, number, status, wanted):
+        self.number, self.status, self.wanted = number, status, wanted
+        super().__init__(f"Order {number} is {status}: it cannot become {wanted}.")
+
+
+def _as_read(value):
+    """``value`` as MongoDB gives it back: datetimes naive UTC (recursively through dicts and lists)."""
+    if isinstance(value, dict):
+        return {key: _as_read(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_read(item) for item in value]
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return value
+
+
+class OrderManager(MongoCollectionMixin, models.Manager):
+    """Orders: numbering, placing, reading, status changes, sold units."""
+
+    # -- numbering ---------------------------------------------------------
+
+    def next_number(self):
+        """Allocate the next order number (one ``find_one_and_update``, ``$inc`` with upsert).
+
+        Atomic on any MongoDB: concurrent callers get distinct, consecutive
+        counter values. Returns the formatted number (``numbers.format_number``).
+        """
+        counter = connections[self.db].get_collection(COUNTERS).find_one_and_update(
+            {"_id": ORDER_COUNTER}, {"$inc": {"seq": 1}}, upsert=True,
+            return_document=ReturnDocument.AFTER,
+        )
+        return numbers.format_number(counter["seq"])
+
+    # -- placing -------------------------------------------------------------
+
+    def insert_order(self, document):
+        """Insert a placed order (one write). ``document``: the raw shape of ``Order`` (models.py).
+
+        Returns the ``Order``. The unique ``cart_id`` index refuses a second
+        order for one cart (``pymongo.errors.DuplicateKeyError``).
+        """
+        self.collection.insert_one(document)
+        return self.from_document(_as_read(document))
+
+    # -- reads -----------------------------------------------------------------
+
+    def get_by_number(self, number):
+        """The order with ``number`` (one read), or None. ``number`` is typed text: normalized first."""
+        number = numbers.normalize(number)
+        if not number:
+            return None
+        document = self.collection.find_one({"number": number})
+        return None if document is None else self.from_document(document)
+
+    def get_by_cart(self, cart_id):
+        """The order placed from cart ``cart_id`` (one read), or None."""
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        document = self.collection.find_one({"cart_id": cart_id})
+        return None if document is None else self.from_document(document)
+
+    def for_user(self, user_id, limit=50):
+        """The orders of account ``user_id`` (str), newest first, at most ``limit`` (one read)."""
+        cursor = self.collection.find({"user_id": str(user_id)}).sort("placed_at", -1).limit(limit)
+        return [self.from_document(document) for document in cursor]
+
+    def sold_by_sku(self):
+        """``{sku: units}`` sold: the lines of every order whose units were not restocked (one aggregation)."""
+        pipeline = [
+            {"$match": {"restocked": {"$ne": True}}},
+            {"$unwind": "$lines"},
+            {"$group": {"_id": "$lines.sku", "units": {"$sum": "$lines.qty"}}},
+        ]
+        return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
+
+    # -- status changes ------------------------------------------------------------
+
+    def transition(self, number, status, note="", extra=None):
+        """Move order ``number`` to ``status`` if the current status allows it (one conditional write).
+
+        Pushes ``{status, at, note}`` onto ``history``; ``extra`` is a dict of
+        more fields to set in the same write. Returns the ``Order`` as it is
+        afterwards. Raises ``InvalidTransition`` when the order is not in a
+        status ``status`` may follow (the order is re-read to say which, one
+        read), ``OrderError`` when there is no such order.
+        """
+        allowed = [before for before, after in self.model.TRANSITIONS.items() if status in after]
+        moment = now()
+        document = self.collection.find_one_and_update(
+            {"number": number, "status": {"$in": allowed}},
+            {"$set": {"status": status, **(extra or {})},
+             "$push": {"history": {"status": status, "at": moment, "note": note}}},
+            return_document=ReturnDocument.AFTER,
+        )
+        if document is None:
+            current = self.collection.find_one({"number": number}, {"status": 1})
+            if current is None:
+                raise OrderError(f"No order {number}.")
+            raise InvalidTransition(number, current["status"], status)
+        return self.from_document(document)
+
+    def mark_restocked(self, number):
+        """Record that a cancelled order's units are back in stock (one conditional write); True if done."""
+        result = self.collection.update_one(
+            {"number": number, "status": {"$in": ["cancelled", "refunded"]}, "restocked": {"$ne": True}},
+            {"$set": {"restocked": True}},
+        )
+        return bool(result.modified_count)

@@ -1,0 +1,164 @@
+"""Orders: what a checkout sold, to whom, where it goes, and what happened to it since.
+
+One document per order in ``orders``::
+
+    {_id, number, status, placed_at, cart_id, user_id, name, email,
+     lines: [{sku, title, qty, price, weight}],
+     address: {name, line1, line2, city, postcode, country},
+     subtotal, shipping, tax, total,                       # cents
+     payment: {reference, brand, last4},                   # never the card number
+     history: [{status, at, note}],
+     restocked}                                            # a cancellation's units went back
+
+The order number comes from a counter document (``counters``, ``_id:
+"order_number"``) incremented atomically (``numbers.py``). Change orders
+only through ``Order.objects`` (``managers.py``): its transitions are
+conditional single-document updates, so two staff clicking "ship" and
+"cancel" at once cannot both win.
+"""
+
+from django.db import models
+from django.urls import reverse
+from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
+from django_mongodb_backend.models import EmbeddedModel
+
+from .managers import OrderManager
+
+
+class Counter(models.Model):
+    """A named sequence (``counters {_id: name, seq}``); ``order_number`` numbers the orders.
+
+    Raised only by ``Order.objects.next_number`` (one atomic ``$inc``).
+    """
+
+    name = models.CharField(max_length=64, primary_key=True, db_column="_id")
+    seq = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        db_table = "counters"
+
+    def __str__(self):
+        return f"{self.name}: {self.seq}"
+
+
+class OrderLine(EmbeddedModel):
+    """A sold line: ``qty`` units of ``sku`` at ``price`` cents each (the price at the time of sale)."""
+
+    sku = models.CharField("SKU", max_length=64)
+    title = models.CharField(max_length=300)
+    qty = models.PositiveIntegerField()
+    price = models.PositiveIntegerField(help_text="cents per unit")
+    weight = models.PositiveIntegerField(default=0, help_text="grams per unit")
+
+    @property
+    def subtotal(self):
+        """``qty`` times ``price``, in cents."""
+        return self.qty * self.price
+
+    def __str__(self):
+        return f"{self.qty} x {self.sku}"
+
+
+class Address(EmbeddedModel):
+    """A shipping address; ``country`` is an ISO 3166-1 alpha-2 code."""
+
+    name = models.CharField(max_length=200)
+    line1 = models.CharField("address", max_length=200)
+    line2 = models.CharField("address (line 2)", max_length=200, blank=True, default="")
+    city = models.CharField(max_length=100)
+    postcode = models.CharField(max_length=20, blank=True, default="")
+    country = models.CharField(max_length=2)
+
+    def lines(self):
+        """The address as printed on a parcel: a list of non-empty strings."""
+        from django_countries import countries
+
+        place = " ".join(part for part in (self.postcode, self.city) if part)
+        return [part for part in (self.name, self.line1, self.line2, place,
+                                  countries.name(self.country) or self.country) if part]
+
+    def __str__(self):
+        return ", ".join(self.lines())
+
+
+class Payment(EmbeddedModel):
+    """How the order was paid: the provider's ``reference`` and the card's ``brand`` and ``last4``."""
+
+    reference = models.CharField(max_length=100)
+    brand = models.CharField(max_length=40, blank=True, default="")
+    last4 = models.CharField(max_length=4, blank=True, default="")
+
+    def __str__(self):
+        return f"{self.brand} ending {self.last4} ({self.reference})"
+
+
+class StatusChange(EmbeddedModel):
+    """One entry of an order's history: it became ``status`` at ``at`` (UTC); ``note`` says why."""
+
+    status = models.CharField(max_length=20)
+    at = models.DateTimeField()
+    note = models.CharField(max_length=300, blank=True, default="")
+
+
+class Order(models.Model):
+    """A placed order (see the module docstring for the document).
+
+    ``status``: placed -> paid -> shipped -> delivered, or (before shipping)
+    cancelled -> refunded. ``TRANSITIONS`` lists what may follow what.
+    """
+
+    PLACED = "placed"
+    PAID = "paid"
+    SHIPPED = "shipped"
+    DELIVERED = "delivered"
+    CANCELLED = "cancelled"
+    REFUNDED = "refunded"
+    STATUS_CHOICES = [(s, s) for s in (PLACED, PAID, SHIPPED, DELIVERED, CANCELLED, REFUNDED)]
+    TRANSITIONS = {
+        PLACED: (PAID, CANCELLED),
+        PAID: (SHIPPED, CANCELLED),
+        SHIPPED: (DELIVERED,),
+        CANCELLED: (REFUNDED,),
+    }
+
+    number = models.CharField("order number", max_length=20, unique=True)
+    status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=PLACED)
+    placed_at = models.DateTimeField("placed")
+    cart_id = models.CharField(max_length=64, unique=True)
+    user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
+    name = models.CharField("customer", max_length=200)
+    email = models.EmailField()
+    lines = EmbeddedModelArrayField(OrderLine, default=list)
+    address = EmbeddedModelField(Address, null=True, blank=True)
+    subtotal = models.PositiveIntegerField(help_text="cents")
+    shipping = models.PositiveIntegerField(help_text="cents")
+    tax = models.PositiveIntegerField(help_text="cents")
+    total = models.PositiveIntegerField(help_text="cents")
+    payment = EmbeddedModelField(Payment, null=True, blank=True)
+    history = EmbeddedModelArrayField(StatusChange, default=list)
+    restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
+
+    objects = OrderManager()
+
+    class Meta:
+        db_table = "orders"
+        ordering = ["-placed_at"]
+        indexes = [
+            models.Index(fields=["user_id", "-placed_at"], name="user_placed_at"),
+            models.Index(fields=["status", "placed_at"], name="order_status_placed_at"),
+            models.Index(fields=["email"], name="order_email"),
+        ]
+
+    def __str__(self):
+        return f"Order {self.number}"
+
+    def get_absolute_url(self):
+        return reverse("orders:order", kwargs={"number": self.number})
+
+    @property
+    def item_count(self):
+        return sum(line.qty for line in self.lines)
+
+    def can_become(self, status):
+        """True when ``status`` may follow the current status."""
+        return status in self.TRANSITIONS.get(self.status, ())

@@ -86,7 +86,7 @@ def generate(products, seed=7):
                                             "name": parent["name"]}] if parent else []
         document = {"_id": ObjectId(), "name": name, "slug": name.lower().replace(" ", "-"),
                     "parent_id": parent["_id"] if parent else None, "ancestors": ancestors,
-                    "taxonomy_id": None}
+                    "taxonomy_id": None, "position": len(documents)}
         documents.append(document)
         return document
 

@@ -186,6 +186,10 @@ class MongoCollectionMixin:
 
 # Fields a category page needs of the categories below the one shown.
 _TREE_FIELDS = {"name": 1, "slug": 1, "parent_id": 1, "position": 1}
+# The same as model fields: a category stored without one of them (a position
+# never numbered) reads as None, rather than as a deferred field that would
+# cost a query per category when the page reads it.
+_TREE_FIELD_NAMES = {"name", "slug", "parent", "position"}
 
 #: Where ``CategoryManager.move`` puts a node relative to its target.
 MOVE_INSIDE, MOVE_BEFORE, MOVE_AFTER = "inside", "before", "after"
@@ -265,7 +269,7 @@ class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def top_level(self):
         """The categories without a parent, in sibling order (``position``)."""
         cursor = self.read_collection.find({"parent_id": None}, _TREE_FIELDS)
-        return sorted((self.from_document(d) for d in cursor), key=sibling_key)
+        return sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in cursor), key=sibling_key)
 
     def children(self, category):
         """The direct subcategories of ``category``, in sibling order (``position``)."""
@@ -289,7 +293,7 @@ class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         indexes, but SecantusDB 0.7.0b3 scans the collection for any ``$or``.
         """
         cursor = self.read_collection.find({"ancestors._id": category.pk}, _TREE_FIELDS)
-        descendants = [self.from_document(document) for document in cursor]
+        descendants = [self.from_document(document, _TREE_FIELD_NAMES) for document in cursor]
         return self.in_tree_order(descendants), self.top_level()
 
     def with_top_level(self, ids):

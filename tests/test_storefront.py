@@ -162,3 +162,16 @@ def test_money_filter():
 def test_quantity_box_allows_the_per_line_maximum(client, chinook, settings):
     settings.CART_MAX_LINE_QTY = 7
     assert b'min="1" max="7"' in client.get("/p/CHK-0001/").content
+
+
+def test_categories_stored_without_a_position_cost_no_extra_round_trip(make_tree):
+    # A category written without ``position`` (by hand, by an older import) reads as
+    # position None; a deferred field would cost one query per category shown.
+    from shop.mongo import get_collection
+
+    make_tree({"Music": {"Rock": {}, "Jazz": {}}, "Video": {}})
+    get_collection("categories").update_many({}, {"$unset": {"position": ""}})
+    with count_operations() as ops:
+        response = Client().get("/c/music/")
+    assert response.status_code == 200
+    assert ops.total == 4, ops.operations

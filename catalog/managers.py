@@ -1030,14 +1030,14 @@ class ProductListing(ProductQuery):
         window = [{"$sort": dict(self.sort)}, {"$skip": start}]
         if stop is not None:
             window.append({"$limit": max(stop - start, 1)})
-        # Only the page's products look up their stock.
-        window += AVAILABILITY_STAGES
+        # Only the page's products are cut to what a card shows and look up their
+        # stock. (Projecting every match before the $facet cost SecantusDB twice the
+        # time of the whole listing read: 40 ms against 22 for the Rock page.)
+        window += [{"$project": self.projection}, *AVAILABILITY_STAGES]
         matches = self.match if isinstance(self.match, list) else [self.match]
         pipeline = [
             *({"$match": match} for match in matches),
             *self.stages,
-            # Only what a card shows flows on (the sort keys are among it).
-            {"$project": self.projection},
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
         result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})

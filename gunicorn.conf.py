@@ -26,3 +26,26 @@ keepalive = 5
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+
+
+def on_starting(server):
+    """In the master, before any worker: prepare the database once (``shop.startup``: on the
+    local server, start it, migrate, load the demo into an empty database).
+
+    A worker is killed when it does not answer within ``timeout`` seconds, so the
+    first start (migrations, the demo catalog) is not left to the workers' boot.
+    The workers are told it is done (``SHOP_DATABASE_PREPARED``), and the master's
+    client is closed before they fork (pymongo clients are not fork-safe).
+    """
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    from shop.startup import prepare_local_database
+
+    prepare_local_database()
+    for alias in connections:
+        connections[alias].close_pool()
+    os.environ["SHOP_DATABASE_PREPARED"] = "1"

@@ -31,7 +31,9 @@ def prepare_local_database():
     """
     if engine() != LOCAL:
         return False
-    with LocalServer(settings.SHOP_LOCAL_DB_DIR).lock():
+    # Its own lock, not the server's: migrating starts the server if needed, which
+    # takes the server's lock (two locks of one file would deadlock this process).
+    with LocalServer(settings.SHOP_LOCAL_DB_DIR).lock("prepare"):
         call_command("migrate", verbosity=0, interactive=False)
         from catalog.models import Product
 

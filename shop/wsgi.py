@@ -15,4 +15,7 @@ application = get_wsgi_application()
 
 from shop.startup import prepare_local_database  # noqa: E402  (needs Django set up)
 
-prepare_local_database()
+# gunicorn's master prepares the database before forking (gunicorn.conf.py's
+# on_starting); runserver and other servers prepare it here.
+if not os.environ.get("SHOP_DATABASE_PREPARED"):
+    prepare_local_database()

@@ -12,6 +12,8 @@ ignored by git):
 * ``server.json``: ``{"pid", "port"}`` of the running server;
 * ``server.lock``: taken (``flock``) while a process checks or starts the
   server, so that two processes starting at once start one server;
+* ``prepare.lock``: taken while a process migrates and loads the demo
+  (``shop.startup``);
 * ``server.log``: the server's output.
 
 Whichever process needs the database first (runserver, a gunicorn worker, a
@@ -135,14 +137,16 @@ class LocalServer:
         self.data_dir = Path(data_dir)
         self.storage = self.data_dir / "storage"
         self.state_path = self.data_dir / "server.json"
-        self.lock_path = self.data_dir / "server.lock"
         self.log_path = self.data_dir / "server.log"
 
     @contextlib.contextmanager
-    def lock(self):
-        """Hold ``server.lock`` (an exclusive ``flock``, released if the process dies)."""
+    def lock(self, name="server"):
+        """Hold ``<name>.lock`` in the data directory (an exclusive ``flock``, released if
+        the process dies). ``server`` guards starting and stopping the server; other
+        names guard other one-at-a-time jobs (``shop.startup`` takes ``prepare``), so
+        that a job holding its lock can still start the server."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a") as handle:
+        with open(self.data_dir / f"{name}.lock", "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield

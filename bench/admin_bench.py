@@ -6,9 +6,9 @@ Run by hand (not a test)::
     python bench/admin_bench.py --taxonomy-shape        # 5,582 categories, 7 levels
     python bench/admin_bench.py --taxonomy FILE         # a Google product taxonomy file
 
-Uses the engine the settings choose: the embedded engine by default, a real
-server with MONGODB_URI (then it works in a database named ``shop_bench``
-that it empties first). For each size it stores a tree of that many
+Uses the database the settings choose (the local server by default,
+``MONGODB_URI`` otherwise), in a database named ``shop_bench`` that it
+empties first. For each size it stores a tree of that many
 categories (three levels), then requests the tree ``/admin/catalog/category/``
 (the whole tree on one page) and a search, as a logged-in superuser, through
 Django's test client. Prints, per request, the database round trips (the

@@ -10,8 +10,8 @@ a few paths:
   cut in Python (what the API never does), in reads/s, with the bytes that
   came back from the database.
 
-Runs on the embedded engine, or on a server with ``MONGODB_URI`` (the
-database ``MONGODB_NAME``, default ``shop``: the bench replaces its
+Runs on the local server, or on the server ``MONGODB_URI`` names, in the
+database ``MONGODB_NAME`` (default ``shop_bench``: the bench replaces its
 products). Usage::
 
     python bench/api_paths.py [--tracks 5000] [--seconds 3]
@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
+os.environ.setdefault("MONGODB_NAME", "shop_bench")
 os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key")
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
@@ -92,8 +93,7 @@ def main():
             Track(number=n + 1, title=f"Track {n + 1}", composer="Someone", duration=180000,
                   price=99) for n in range(args.tracks)]),
     ).save()
-    engine = "embedded" if mongo.is_embedded() else "server"
-    print(f"{engine} engine, an album of {args.tracks} tracks; {args.seconds:g} s a row")
+    print(f"{mongo.engine()} engine, an album of {args.tracks} tracks; {args.seconds:g} s a row")
 
     client = Client()
     print(f"\n{'GET /api/v1/products/' + SKU + '/...':44} {'req/s':>8} {'mean ms':>8} "

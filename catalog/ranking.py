@@ -1,8 +1,7 @@
 """Search relevance from a product's own fields (issue 12): no ``$text`` score needed.
 
 ``search_ranking`` adds aggregation stages after whatever ``$match`` selected
-the results (the text index, the embedded engine's patterns, a keyword
-index): where a word of the query first matched gives ``rank``, title before
+the results (the ``keywords`` index): where a word of the query first matched gives ``rank``, title before
 artist before track before cast before anything else; ``what_matched``
 words it for the result card. Used by ``ProductManager.search``.
 """

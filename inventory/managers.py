@@ -312,8 +312,8 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
         only while ``qty`` and ``carted`` are exactly as read, and replaces
         the two entries by one, so a unit is never reserved twice nor lost.
         (A single write cannot change two entries of one array with the
-        positional ``$``; ``arrayFilters`` would, but the embedded engine
-        lacks them.) A SKU whose write lost a race is read and tried again,
+        positional ``$``; a compare-and-set of the whole array is one form every
+        server evaluates the same way.) A SKU whose write lost a race is read and tried again,
         up to ``attempts`` rounds; a SKU whose entries do not hold the
         stated quantities (a change in flight, a crashed add) is not moved.
         2 round trips when no write loses a race.

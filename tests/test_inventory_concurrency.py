@@ -1,7 +1,7 @@
 """Concurrency: threads racing for the same stock, forced interleavings of two shoppers or a
 shopper and an operator, and failures injected between the two writes of an operation.
 
-Every test runs on the embedded engine and, unchanged, on a real server (MONGODB_URI).
+Every test runs over the wire on the test run's local server and, unchanged, on any MongoDB (MONGODB_URI).
 """
 
 import random

@@ -22,7 +22,7 @@ One ``$project`` rather than a ``$set`` stage per step: a stage rewrites the
 whole document, which on SecantusDB made a track of a 5,000-track album cost
 340 ms against 10 ms for the ``$let`` chain (``bench/api_paths.py``). A key is
 tested with ``$objectToArray`` before ``$getField`` takes it, as MongoDB's
-``$getField`` of an absent key is missing but the embedded engine's is null.
+``$getField`` of an absent key is missing but some engines answer null.
 Each step binds a pair ``{ok, v}`` rather than a value that may be missing:
 SecantusDB 0.7.0b3 answers ``"object"`` for the ``$type`` of a computed
 missing value (``{"$type": {"$arrayElemAt": [[1], 5]}}``), where MongoDB

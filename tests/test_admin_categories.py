@@ -154,8 +154,8 @@ def test_changelist_costs_the_same_round_trips_for_30_and_5000_categories(admin_
 def commands(ops):
     """The operations counted, without a server's ``getMore`` (the next batch of a large read).
 
-    On the embedded engine a read is one call; on a server a read of more
-    than 101 documents also costs one ``getMore`` per further batch.
+    A read of more than 101 documents also costs one ``getMore`` per further
+    batch, which depends on the batch size, not on the page.
     """
     return [operation for operation in ops.operations if operation[1] != "getMore"]
 

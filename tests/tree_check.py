@@ -30,7 +30,7 @@ def insert_tree(roots, children, grandchildren):
     """Insert a tree of roots x children x grandchildren categories with right ancestors.
 
     Written directly (one insert_many) because adding 5,000 categories one
-    by one through the manager is slow on the embedded engine; the shapes
+    by one through the manager costs a round trip each; the shapes
     are those ``create_category`` writes. Returns the number of categories.
     """
     documents = []

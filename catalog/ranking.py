@@ -13,9 +13,10 @@ RANK_TITLE, RANK_ARTIST, RANK_TRACK, RANK_PEOPLE, RANK_OTHER = range(5)
 
 
 def word_pattern(words):
-    """A case-insensitive pattern (str) matching a word starting with one of ``words``
-    (from ``search_words``: letters and digits only, escaped all the same)."""
-    return r"\b(?:" + "|".join(re.escape(word) for word in words) + ")"
+    """A case-insensitive pattern (str) matching one of ``words`` as a whole word, as the
+    search matches them (``Product.keywords``); from ``search_words``: letters and digits
+    only, escaped all the same."""
+    return r"\b(?:" + "|".join(re.escape(word) for word in words) + r")\b"
 
 
 # The fields search_ranking adds, for the projection of result cards.

@@ -1,8 +1,6 @@
 """Storefront pages: home, category, product, the seed 001 queries (genre, deals,
 artist, actor) and search. Thin: parse, call a manager, render."""
 
-import logging
-
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
@@ -15,7 +13,6 @@ from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .managers import DEFAULT_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS, SORT_LABELS, SORTS
 from .models import Category, Product
 
-logger = logging.getLogger(__name__)
 
 
 def home(request):

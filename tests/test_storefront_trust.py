@@ -308,3 +308,11 @@ def test_deals_are_linked_from_the_navigation(client, chinook):
     html = client.get("/").content.decode()
     assert html.count('href="/deals/"') == 2  # the bar and the phone menu
     assert 'href="#main"' in html and '<main id="main"' in html  # the skip link
+
+
+def test_search_ranks_by_the_whole_words_it_matched():
+    # Found by the track's word "venom"; the title only has "Venomous", which the search
+    # does not match, so the title must not rank it first.
+    make_product("Venomous Hits", artist="Someone", tracks=["Venom"])
+    [result] = Product.objects.search("venom")[0:10]
+    assert result.matched == "track: Venom"

@@ -11,6 +11,7 @@ import datetime
 
 from django.db import connections, models
 from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError
 
 from catalog.managers import MongoCollectionMixin
 from inventory.managers import now
@@ -50,16 +51,31 @@ class OrderManager(MongoCollectionMixin, models.Manager):
     # -- numbering ---------------------------------------------------------
 
     def next_number(self):
-        """Allocate the next order number (one ``find_one_and_update``, ``$inc`` with upsert).
+        """Allocate the next order number: one ``find_one_and_update`` with ``$inc``.
 
         Atomic on any MongoDB: concurrent callers get distinct, consecutive
         counter values. Returns the formatted number (``numbers.format_number``).
+        The counter document is created on first use by a separate
+        ``$setOnInsert`` upsert (a second round trip, once in the shop's life).
+
+        SecantusDB difference: when several ``find_one_and_update(upsert=True)``
+        race to create one missing document, every ``$inc`` is applied but the
+        losers get ``None`` back instead of the document, so their numbers
+        would be lost. The counter is therefore never upserted and incremented
+        in the same command; a real MongoDB evaluates this form identically.
         """
-        counter = connections[self.db].get_collection(COUNTERS).find_one_and_update(
-            {"_id": ORDER_COUNTER}, {"$inc": {"seq": 1}}, upsert=True,
-            return_document=ReturnDocument.AFTER,
-        )
-        return numbers.format_number(counter["seq"])
+        counters = connections[self.db].get_collection(COUNTERS)
+        for _ in range(2):
+            counter = counters.find_one_and_update(
+                {"_id": ORDER_COUNTER}, {"$inc": {"seq": 1}}, return_document=ReturnDocument.AFTER,
+            )
+            if counter is not None:
+                return numbers.format_number(counter["seq"])
+            try:
+                counters.update_one({"_id": ORDER_COUNTER}, {"$setOnInsert": {"seq": 0}}, upsert=True)
+            except DuplicateKeyError:  # another caller created it first
+                pass
+        raise RuntimeError("The order number counter could not be created.")
 
     # -- placing -------------------------------------------------------------
 

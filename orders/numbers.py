@@ -1,7 +1,7 @@
 """Order numbers: short, allocated atomically from a counter, free of look-alike characters.
 
 The counter document ``counters {_id: "order_number", seq}`` is raised by one
-``find_one_and_update`` with ``$inc`` (upserted on first use), so every
+``find_one_and_update`` with ``$inc`` (created on first use), so every
 allocation gets its own number, never reused. The number is written in
 Crockford's base 32 (digits and letters without I, L, O, U: nothing to
 mistake for 1, 0 or V), at least ``WIDTH`` characters, after ``PREFIX``: the

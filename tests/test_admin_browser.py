@@ -64,10 +64,13 @@ def browser():
 def _click_and_wait(driver, element):
     """Click ``element`` and wait until the page it submits or links to has replaced it."""
     from selenium.webdriver.support import expected_conditions
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(element))
+    # chromedriver may answer 'unhandled inspector error' while the old page unloads: keep waiting.
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
+        expected_conditions.staleness_of(element))
 
 
 def _submit(driver, name="_save"):

@@ -61,7 +61,12 @@ def _click_and_wait(driver, element):
     from selenium.webdriver.support import expected_conditions
 
     element.click()
-    _wait(driver, expected_conditions.staleness_of(element))
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # chromedriver may answer 'unhandled inspector error' while the old page unloads: keep waiting.
+    WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
+        expected_conditions.staleness_of(element))
 
 
 def csp_reports(driver):

@@ -34,6 +34,35 @@ def cart_with(*lines):
 
 # -- numbers ---------------------------------------------------------------
 
+def test_first_numbers_are_distinct_when_16_threads_create_the_counter_at_once():
+    """The counter document does not exist yet and 16 callers race to create it (SecantusDB
+    answered None to the losers of a racing upsert; ``next_number`` never upserts and increments
+    in one command)."""
+    from django.db import connection
+
+    from orders.managers import COUNTERS
+
+    for _ in range(5):
+        connection.get_collection(COUNTERS).delete_many({})
+        barrier = threading.Barrier(16)
+        allocated, errors = [], []
+
+        def run():
+            barrier.wait()
+            try:
+                allocated.append(Order.objects.next_number())
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=run) for _ in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors
+        assert sorted(allocated) == [numbers.format_number(n) for n in range(1, 17)]
+
+
 def test_numbers_are_short_crockford_base32_without_look_alikes():
     assert numbers.format_number(1) == "CR-00001"
     assert numbers.format_number(32) == "CR-00010"

@@ -21,10 +21,13 @@ PASSWORD = "browser-Passphrase-5"
 
 def click_and_wait(driver, element):
     from selenium.webdriver.support import expected_conditions
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(element))
+    # chromedriver may answer 'unhandled inspector error' while the old page unloads: keep waiting.
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
+        expected_conditions.staleness_of(element))
 
 
 def submit(driver, form_css):

@@ -229,6 +229,10 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
             projection={"qty": 1},
             return_document=ReturnDocument.AFTER,
         )
+        if document is None:
+            # SecantusDB difference: the losers of a race to upsert one missing document
+            # get None back although their $inc was applied; read the quantity instead.
+            document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
         return document["qty"]
 
     def adjust_stock(self, sku, delta):

@@ -496,3 +496,30 @@ def test_cart_changed_refusal_unlocks():
     with pytest.raises(CartChanged):
         checkout(cart.id)
     assert cart_doc(cart.id)["status"] == "active"
+
+
+def test_eight_threads_restocking_a_new_sku_each_get_a_quantity_and_all_units_count():
+    """Eight restocks race to create one missing inventory document (SecantusDB answered
+    None to the losers of that upsert; ``restock`` reads the quantity back instead)."""
+    import threading
+
+    for attempt in range(5):
+        sku = f"NEW-{attempt}"
+        barrier = threading.Barrier(8)
+        answers, errors = [], []
+
+        def run():
+            barrier.wait()
+            try:
+                answers.append(Inventory.objects.restock(sku, 1))
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+
+        threads = [threading.Thread(target=run) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors
+        assert all(1 <= qty <= 8 for qty in answers) and len(answers) == 8
+        assert Inventory.objects.available(sku) == 8

@@ -10,9 +10,13 @@ class AnalyticsConfig(AppConfig):
     admin_pages = [("Sales dashboard", "analytics:dashboard"), ("Sales reports", "analytics:reports")]
 
     def ready(self):
-        # Sales come from placed orders (orders.signals.order_placed): one sale event per sold line.
+        # The storefront, the cart and checkout send signals; analytics records their events.
+        from catalog.signals import product_viewed
+        from inventory.signals import line_added
         from orders.signals import order_placed
 
-        from .receivers import record_completed_order
+        from . import receivers
 
-        order_placed.connect(record_completed_order, dispatch_uid="analytics.record_completed_order")
+        product_viewed.connect(receivers.record_product_view, dispatch_uid="analytics.record_product_view")
+        line_added.connect(receivers.record_line_added, dispatch_uid="analytics.record_line_added")
+        order_placed.connect(receivers.record_completed_order, dispatch_uid="analytics.record_completed_order")

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from .managers import TAKEOVER_AFTER_SECONDS, utcnow
+from shop import clock
+
+from .managers import TAKEOVER_AFTER_SECONDS
 from .models import RollupProgress
 
 #: Events recorded in the last seconds wait for the next rollup, so that a write
@@ -78,7 +80,7 @@ def ensure_fresh(lag=None, wait=WAIT_SECONDS, sleep=time.sleep):
     """
     lag = settings.ANALYTICS_ROLLUP_LAG if lag is None else int(lag)
     stats = RollupProgress.objects
-    now = utcnow()
+    now = clock.now()
     progress = stats.progress()
     for _attempt in range(2):  # again once, if the run waited for stopped short of the lag
         if _fresh(progress, now, lag):

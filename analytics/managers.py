@@ -18,44 +18,16 @@ import datetime
 import re
 from dataclasses import dataclass
 
-from django.db import connections, models
+from django.db import models
 from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from shop.mongo.documents import model_from_document
+from shop import clock
+from shop.mongo.collections import MongoCollectionMixin
 
 UTC = datetime.UTC
 DAY_MS = 24 * 60 * 60 * 1000
-
-
-def aware(value):
-    """``value`` (a datetime, naive meaning UTC, or None) as an aware UTC datetime."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
-def utcnow():
-    """The current time, aware UTC (one function, so tests can move the clock)."""
-    return datetime.datetime.now(UTC)
-
-
-class MongoCollectionMixin:
-    """Gives a manager ``collection`` (the collection behind its model) and ``get_collection(name)``."""
-
-    @property
-    def collection(self):
-        return self.get_collection(self.model._meta.db_table)
-
-    def get_collection(self, name):
-        return connections[self.db].get_collection(name)
-
-    def from_document(self, document):
-        """A model instance from a raw document (see ``model_from_document``)."""
-        return model_from_document(self.model, document, self.db)
 
 
 # -- events ------------------------------------------------------------
@@ -64,50 +36,18 @@ class MongoCollectionMixin:
 #: any other ``ref`` marks a sale imported by ``import_sales`` (``load_sales``).
 ORDER_REF_PREFIX = "order:"
 
-EVENT_INDEXES = [
-    # The rollups' watermark: events recorded since the last run.
-    ([("recorded", ASCENDING)], {"name": "recorded"}),
-    # Recomputing the hours a run touches.
-    ([("ts", ASCENDING)], {"name": "ts"}),
-    # Seed 001's shard key for events: (userid, ts).
-    ([("userid", ASCENDING), ("ts", ASCENDING)], {"name": "userid_ts"}),
-    # Imports look their lines up by ref.
-    ([("ref", ASCENDING)], {"name": "ref", "sparse": True}),
-]
-STATS_INDEXES = [
-    ([("k", ASCENDING), ("d", ASCENDING)], {"name": "key_period"}),
-    ([("kind", ASCENDING), ("d", ASCENDING)], {"name": "kind_period"}),
-    ([("d", ASCENDING)], {"name": "period"}),
-]
-
-
-def create_analytics_indexes(using="default"):
-    """Create the indexes of ``events`` and every ``stats.*`` level (idempotent).
-
-    Returns the list of index names. Called by the analytics migration.
-    """
-    connection = connections[using]
-    names = []
-    for keys, options in EVENT_INDEXES:
-        names.append(connection.get_collection("events").create_index(keys, **options))
-    for level in LEVELS:
-        for keys, options in STATS_INDEXES:
-            names.append(connection.get_collection(level.collection).create_index(keys, **options))
-    return names
-
-
 class EventManager(MongoCollectionMixin, models.Manager):
     """Writes seed 001's raw ``events``: ``{type, sku, qty, amount, userid, ts, recorded[, ref]}``."""
 
     def _document(self, type, sku, qty=1, amount=0, userid="", ts=None, ref=None):
-        now = utcnow()
+        now = clock.now()
         document = {
             "type": type,
             "sku": str(sku),
             "qty": int(qty),
             "amount": int(amount),
             "userid": str(userid or ""),
-            "ts": aware(ts) or now,
+            "ts": clock.aware(ts) or now,
             "recorded": now,
         }
         if ref is not None:
@@ -190,7 +130,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
         ``recorded`` defaults to now.
         """
         documents = list(documents)
-        now = utcnow()
+        now = clock.now()
         for document in documents:
             document.setdefault("recorded", now)
         if documents:
@@ -233,7 +173,7 @@ def period_start(unit, moment):
     undefined ``dt``), ``month``, ``year`` (January 1st: the seed's yearly
     map built February 1st, JavaScript months starting at 0).
     """
-    moment = aware(moment)
+    moment = clock.aware(moment)
     if unit == "hour":
         return moment.replace(minute=0, second=0, microsecond=0)
     day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -457,9 +397,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         document = self.collection.find_one({"_id": PROGRESS_ID}) or {}
         pending = document.get("pending")
         if pending:
-            pending = {"from": aware(pending.get("from")), "until": aware(pending["until"]),
-                       "run": pending.get("run"), "claimed": aware(pending.get("claimed"))}
-        return {"done_until": aware(document.get("done_until")), "pending": pending}
+            pending = {"from": clock.aware(pending.get("from")), "until": clock.aware(pending["until"]),
+                       "run": pending.get("run"), "claimed": clock.aware(pending.get("claimed"))}
+        return {"done_until": clock.aware(document.get("done_until")), "pending": pending}
 
     def rollup(self, until=None, takeover_after=None):
         """Roll every event recorded up to ``until`` (aware UTC; default now) into the stats.
@@ -480,24 +420,24 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         """
         if until is not None and until.tzinfo is None:
             raise ValueError("until must be an aware UTC datetime.")
-        until = aware(until) or utcnow()
+        until = clock.aware(until) or clock.now()
         state = self.progress()
         pending = state["pending"]
         report = {"claimed_elsewhere": False, "resumed": pending is not None,
                   "from": state["done_until"], "until": state["done_until"], "hours": 0, "periods": {}}
         if pending is not None:
             young = (takeover_after is not None and pending["claimed"] is not None
-                     and utcnow() - pending["claimed"] < datetime.timedelta(seconds=takeover_after))
+                     and clock.now() - pending["claimed"] < datetime.timedelta(seconds=takeover_after))
             run = ObjectId()
             if young or not self._claim({"pending.until": pending["until"], "pending.run": pending["run"]},
-                                        {"pending.run": run, "pending.claimed": utcnow()}):
+                                        {"pending.run": run, "pending.claimed": clock.now()}):
                 return {**report, "claimed_elsewhere": True}
             report = {**self._roll_range(pending["from"], pending["until"], run),
                       "claimed_elsewhere": False, "resumed": True}
             state["done_until"] = pending["until"]
         if state["done_until"] is None or until > state["done_until"]:
             run = ObjectId()
-            claim = {"from": state["done_until"], "until": until, "run": run, "claimed": utcnow()}
+            claim = {"from": state["done_until"], "until": until, "run": run, "claimed": clock.now()}
             if not self._claim({"pending": None, "done_until": state["done_until"]}, {"pending": claim},
                                upsert=True):
                 return {**report, "claimed_elsewhere": True}
@@ -534,7 +474,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
                 self.roll_level(level, ranges_covering(level.unit, periods[level.name]))
         self.collection.update_one(
             {"_id": PROGRESS_ID, "pending.run": run},
-            {"$set": {"done_until": until, "updated": utcnow()}, "$unset": {"pending": ""}},
+            {"$set": {"done_until": until, "updated": clock.now()}, "$unset": {"pending": ""}},
         )
         return {"from": after, "until": until, "hours": len(hours),
                 "periods": {name: len(p) for name, p in periods.items()}}
@@ -548,7 +488,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             {"$match": {"recorded": recorded}},
             {"$group": {"_id": _period_expression("hour", "$ts")}},
         ])
-        return {aware(d["_id"]) for d in cursor}
+        return {clock.aware(d["_id"]) for d in cursor}
 
     def roll_level(self, level, ranges):
         """Recompute (replace) the buckets of ``level`` for the periods in ``ranges``: one aggregate."""
@@ -573,7 +513,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         cursor = self.get_collection(LEVELS_BY_NAME[level].collection).find(
             query, {"_id": 0, "d": 1, "mean": 1, **{m: 1 for m in _MEASURES}}
         ).sort("d", ASCENDING)
-        return [{**d, "d": aware(d["d"])} for d in cursor]
+        return [{**d, "d": clock.aware(d["d"])} for d in cursor]
 
     def totals(self, level, start=None, end=None, key="store"):
         """The sums of the measures of ``key`` over the ``level`` buckets in ``[start, end)``.
@@ -692,7 +632,7 @@ class ReportManager(MongoCollectionMixin, models.Manager):
                                              "in": {"$add": ["$$net", "$$tax"]}}}}},
             {"$sort": {"d": ASCENDING}},
         ])
-        return [{"d": aware(r["d"]), "net": int(r["net"]), "tax": int(r["tax"]),
+        return [{"d": clock.aware(r["d"]), "net": int(r["net"]), "tax": int(r["tax"]),
                  "gross": int(r["gross"])} for r in cursor]
 
     def sales_by_weekday(self, start=None, end=None):

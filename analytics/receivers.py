@@ -1,4 +1,10 @@
-"""Receivers of other apps' signals: sales from placed orders (``orders.signals.order_placed``)."""
+"""Receivers of other apps' signals, connected in ``AnalyticsConfig.ready``: the storefront and
+the cart send signals and never import analytics.
+
+* ``catalog.signals.product_viewed``: a view event (``record_product_view``);
+* ``inventory.signals.line_added``: an add-to-cart event (``record_line_added``);
+* ``orders.signals.order_placed``: one sale event per line (``record_completed_order``).
+"""
 
 from .models import Event
 
@@ -11,6 +17,19 @@ def record_completed_order(sender, cart_id, lines, customer="", session_key="", 
     Connected in ``AnalyticsConfig.ready``.
     """
     Event.objects.record_order(cart_id, lines, userid=shopper_id(customer, session_key), ts=completed_at)
+
+
+def record_product_view(sender, product, request, **kwargs):
+    """Record that the shopper making ``request`` viewed ``product`` (one write)."""
+    Event.objects.record_view(product.sku, userid=request_shopper_id(request))
+
+
+def record_line_added(sender, sku, qty, request, **kwargs):
+    """Record that the shopper making ``request`` put ``qty`` (>= 1) of ``sku`` in a cart (one write).
+
+    Raises ValueError for ``qty < 1``.
+    """
+    Event.objects.record_add_to_cart(sku, qty, userid=request_shopper_id(request))
 
 
 def shopper_id(customer="", session_key=""):

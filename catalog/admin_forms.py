@@ -16,10 +16,11 @@
 """
 
 import copy
-from decimal import Decimal
 
 from django import forms
 from slugify import slugify
+
+from shop.money import cents, dollars
 
 from .managers import MOVE_PLACES, InvalidMove, as_object_id
 from .models import (
@@ -251,16 +252,6 @@ def _details_fields():
 
 # A Form class declaring the details fields, so that the admin's fieldsets may name them.
 _DetailsFields = type("_DetailsFields", (forms.Form,), {"__module__": __name__, **_details_fields()})
-
-
-def cents(amount):
-    """A Decimal amount of dollars (two places at most) as integer cents: ``Decimal("12.99")`` -> 1299."""
-    return int((amount * 100).to_integral_value())
-
-
-def dollars(amount_cents):
-    """Integer cents as a Decimal amount of dollars: 1299 -> ``Decimal("12.99")``."""
-    return (Decimal(amount_cents) / 100).quantize(Decimal("0.01"))
 
 
 class ProductAdminForm(forms.ModelForm, _DetailsFields):

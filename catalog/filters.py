@@ -7,6 +7,8 @@ errors when it is invalid, and passes the cleaned values to a manager.
 
 from django import forms
 
+from shop import money
+
 from .managers import MAX_SUGGEST_PREFIX
 
 
@@ -43,7 +45,7 @@ class PriceRangeForm(forms.Form):
     def cents(self):
         """``(min_cents, max_cents)`` of a valid form (ints or None)."""
         return tuple(
-            None if value is None else int(value * 100)
+            None if value is None else money.cents(value)
             for value in (self.cleaned_data.get("min_price"), self.cleaned_data.get("max_price"))
         )
 

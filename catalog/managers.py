@@ -21,8 +21,7 @@ from pymongo import ASCENDING, DESCENDING, UpdateOne
 from pymongo.errors import DuplicateKeyError
 from slugify import slugify
 
-from shop.mongo import read_preference
-from shop.mongo.documents import model_from_document
+from shop.mongo.collections import MongoCollectionMixin
 
 from .keywords import KEYWORD_SOURCES, document_keywords, prefix_range, search_words
 from .subdocuments import SubdocumentMixin
@@ -58,56 +57,9 @@ def as_object_id(value):
         return None
 
 
-# Indexes the seeds prescribe, created by the catalog's migration
-# (``create_catalog_indexes``). Those Django can declare (slug and SKU
-# unique, the parent foreign key) come from the models themselves.
-CATEGORY_INDEXES = [
-    ([("ancestors._id", ASCENDING)], {"name": "ancestors_id"}),
-]
-PRODUCT_INDEXES = [
-    ([("categories", ASCENDING)], {"name": "categories"}),
-    (
-        [("type", ASCENDING), ("details.genre", ASCENDING), ("details.issue_date", DESCENDING)],
-        {"name": "type_genre_issue_date"},
-    ),
-    ([("pricing.pct_savings", ASCENDING)], {"name": "pct_savings"}),
-    (
-        [("type", ASCENDING), ("details.actor", ASCENDING), ("details.issue_date", DESCENDING)],
-        {"name": "type_actor_issue_date"},
-    ),
-    (
-        [("type", ASCENDING), ("details.issue_date", DESCENDING), ("title", ASCENDING)],
-        {"name": "type_issue_date_title"},
-    ),
-    # Category pages sort by these: newest, price, title.
-    ([("details.issue_date", DESCENDING)], {"name": "issue_date"}),
-    ([("pricing.retail", ASCENDING)], {"name": "retail_price"}),
-    # An artist's products, newest first. Only albums and TV seasons have an
-    # artist, so the query names no type (SecantusDB uses no index for a type $in).
-    ([("details.artist", ASCENDING), ("details.issue_date", DESCENDING)], {"name": "artist_issue_date"}),
-    # Search-as-you-type: an anchored prefix pattern over the lower-cased title.
-    ([("title_lower", ASCENDING), ("_id", ASCENDING)], {"name": "title_lower"}),
-    # The storefront search: a multikey index over the products' words (catalog/keywords.py).
-    ([("keywords", ASCENDING)], {"name": "keywords"}),
-]
-
 def lower_title(title):
     """The form of a title the prefix search matches: case-folded (``"AC/DC"`` -> ``"ac/dc"``)."""
     return (title or "").casefold()
-
-
-def create_catalog_indexes(using="default"):
-    """Create the seed indexes above on ``categories`` and ``products`` (idempotent).
-
-    Returns the list of index names. Called by ``catalog``'s migration.
-    """
-    connection = connections[using]
-    names = []
-    for table, indexes in (("categories", CATEGORY_INDEXES), ("products", PRODUCT_INDEXES)):
-        collection = connection.get_collection(table)
-        for keys, options in indexes:
-            names.append(collection.create_index(keys, **options))
-    return names
 
 
 def fill_title_lower(using="default"):
@@ -161,27 +113,6 @@ def number_siblings_by_name(using="default"):
     if updates:
         collection.bulk_write(updates, ordered=False)
     return len(updates)
-
-
-class MongoCollectionMixin:
-    """Gives a manager ``collection``: the pymongo collection behind its model."""
-
-    @property
-    def collection(self):
-        return connections[self.db].get_collection(self.model._meta.db_table)
-
-    @property
-    def read_collection(self):
-        """``collection`` with the ``MONGODB_READ_PREFERENCE`` read preference (seed 001
-        "Scaling read performance"), for the storefront's read-only queries.
-
-        Reads that a write depends on use ``collection`` (the primary).
-        """
-        return self.collection.with_options(read_preference=read_preference())
-
-    def from_document(self, document, fields=None):
-        """A model instance from a raw document (see ``model_from_document``)."""
-        return model_from_document(self.model, document, self.db, fields)
 
 
 # Fields a category page needs of the categories below the one shown.

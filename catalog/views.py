@@ -6,12 +6,11 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
-from analytics.tracking import record_product_view
-
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .managers import DEFAULT_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS, SORT_LABELS, SORTS
 from .models import Category, Product
+from .signals import product_viewed
 
 
 
@@ -91,7 +90,7 @@ def product(request, sku):
         item = Product.objects.get_with_availability(sku)
     except Product.DoesNotExist:
         raise Http404("No such product.") from None
-    record_product_view(request, item.sku)
+    product_viewed.send(sender=Product, product=item, request=request)
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
     return render(request, "catalog/product.html", {

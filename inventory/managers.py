@@ -28,10 +28,10 @@ from itertools import islice
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
-from pymongo import ASCENDING, ReturnDocument, UpdateOne
+from pymongo import ReturnDocument, UpdateOne
 
-from catalog.managers import MongoCollectionMixin
+from shop import clock
+from shop.mongo.collections import MongoCollectionMixin
 
 
 class InventoryError(Exception):
@@ -109,19 +109,6 @@ class StockError(InventoryError):
     """A stock change staff asked for that is refused (below zero, unknown SKU)."""
 
 
-def now():
-    """The current time, aware UTC, at MongoDB's millisecond precision."""
-    moment = timezone.now()
-    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
-
-
-def aware(moment):
-    """A datetime read from MongoDB (naive UTC unless the client is tz-aware) as aware UTC."""
-    if moment is not None and timezone.is_naive(moment):
-        return moment.replace(tzinfo=datetime.timezone.utc)
-    return moment
-
-
 def batched(iterable, size):
     """Lists of at most ``size`` items from ``iterable``."""
     iterator = iter(iterable)
@@ -132,24 +119,6 @@ def batched(iterable, size):
 # Carts whose reservations must stay: the shopper is shopping or paying.
 LIVE_STATUSES = ("active", "pending")
 BATCH_SIZE = 1000
-
-
-# Indexes seed 003 needs beyond the models' own: ``carted.cart_id`` serves
-# checkout's and expiry's ``update_many`` over the reservations of one cart;
-# ``carted.timestamp`` serves ``cleanup_inventory``. (carts (status,
-# last_modified) is on the model.)
-INVENTORY_INDEXES = [
-    ([("carted.cart_id", ASCENDING)], {"name": "carted_cart_id"}),
-    ([("carted.timestamp", ASCENDING)], {"name": "carted_timestamp"}),
-]
-
-
-def create_inventory_indexes(using="default"):
-    """Create ``INVENTORY_INDEXES`` on ``inventory`` (idempotent); returns the index names."""
-    from django.db import connections
-
-    collection = connections[using].get_collection("inventory")
-    return [collection.create_index(keys, **options) for keys, options in INVENTORY_INDEXES]
 
 
 class InventoryManager(MongoCollectionMixin, models.Manager):
@@ -327,7 +296,7 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
         for _attempt in range(attempts):
             if not pending:
                 break
-            moment = now()
+            moment = clock.now()
             writes, written = [], []
             for document in self.collection.find({"_id": {"$in": list(pending)}}, {"qty": 1, "carted": 1}):
                 sku, carted = document["_id"], document.get("carted", [])
@@ -432,13 +401,13 @@ class InventoryManager(MongoCollectionMixin, models.Manager):
         concurrent ``expire_carts`` or a second run cannot return it twice.
         Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
         """
-        threshold = now() - datetime.timedelta(seconds=timeout)
-        moment = now()
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
+        moment = clock.now()
         stale = []  # (sku, entry)
         cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1})
         for document in cursor:
             for entry in document.get("carted", []):
-                if aware(entry["timestamp"]) < threshold:
+                if clock.aware(entry["timestamp"]) < threshold:
                     stale.append((document["_id"], entry))
         from .models import Cart
 
@@ -510,7 +479,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
             return None
         return self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None, str(user_id)]}},
-            {"$set": {"user_id": str(user_id), "last_modified": now()}},
+            {"$set": {"user_id": str(user_id), "last_modified": clock.now()}},
             return_document=ReturnDocument.AFTER,
         )
 
@@ -533,13 +502,13 @@ class CartManager(MongoCollectionMixin, models.Manager):
     def unlock_merge(self, cart_id):
         """merging -> active again (the combination was abandoned): one conditional write."""
         self.collection.update_one({"_id": cart_id, "status": "merging"},
-                                   {"$set": {"status": "active", "last_modified": now()},
+                                   {"$set": {"status": "active", "last_modified": clock.now()},
                                     "$unset": {"merged_into": ""}})
 
     def finish_merge(self, cart_id):
         """merging -> merged: the cart's lines now live in the other cart (one conditional write)."""
         self.collection.update_one({"_id": cart_id, "status": "merging"},
-                                   {"$set": {"status": "merged", "last_modified": now()}})
+                                   {"$set": {"status": "merged", "last_modified": clock.now()}})
 
     def replace_items(self, cart_id, expected, items):
         """Set the lines of active cart ``cart_id`` to ``items`` if they are still ``expected``.
@@ -550,7 +519,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """
         return bool(self.collection.update_one(
             {"_id": cart_id, "status": "active", "items": expected},
-            {"$set": {"items": items, "last_modified": now()}},
+            {"$set": {"items": items, "last_modified": clock.now()}},
         ).modified_count)
 
     def shrink_line(self, cart_id, sku, qty):
@@ -570,7 +539,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """
         from .models import new_cart_id
 
-        moment = now()
+        moment = clock.now()
         document = {"_id": new_cart_id(), "status": "active", "last_modified": moment, "items": [],
                     "user_id": str(user_id or "")}
         self.collection.insert_one(document)
@@ -637,10 +606,10 @@ class CartManager(MongoCollectionMixin, models.Manager):
         expired as ``expire`` does. Returns how many carts were expired.
         """
         timeout = settings.CART_TIMEOUT if timeout is None else timeout
-        threshold = now() - datetime.timedelta(seconds=timeout)
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
         document = self._inventory().find_one({"_id": sku}, {"carted.cart_id": 1, "carted.timestamp": 1})
         stale = [entry["cart_id"] for entry in (document or {}).get("carted", [])
-                 if aware(entry["timestamp"]) < threshold]
+                 if clock.aware(entry["timestamp"]) < threshold]
         if not stale:
             return 0
         run = secrets.token_hex(8)
@@ -665,7 +634,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         ``CartInactive``, ``InadequateInventory``, ``UnknownSku``,
         ``LineLimit``, ``ReservationConflict``; nothing is changed then.
         """
-        moment = now()
+        moment = clock.now()
         line = {"sku": sku, "qty": qty, "details": {"title": details["title"], "price": details["price"]}}
         cart = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active", "items.sku": {"$ne": sku}},
@@ -731,7 +700,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """
         if qty == 0:
             return self.remove_item(cart_id, sku)
-        moment = now()
+        moment = clock.now()
         # An array filter, not the positional `$` (SecantusDB refuses `$` in findAndModify).
         before = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active", "items.sku": sku},
@@ -771,7 +740,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         ``ReservationConflict``. 2 writes. Returns the number of units in the
         cart afterwards. Raises ``CartInactive``, ``NotInCart``.
         """
-        moment = now()
+        moment = clock.now()
         before = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active", "items.sku": sku},
             {"$set": {"last_modified": moment}, "$pull": {"items": {"sku": sku}}},
@@ -802,7 +771,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """pending -> active again (payment declined, cart changed): one conditional write."""
         self.collection.update_one(
             {"_id": cart_id, "status": "pending"},
-            {"$set": {"status": "active", "last_modified": now()}},
+            {"$set": {"status": "active", "last_modified": clock.now()}},
         )
 
     def lock_for_checkout(self, cart_id):
@@ -822,7 +791,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """
         cart = self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active"},
-            {"$set": {"status": "pending", "last_modified": now()}},
+            {"$set": {"status": "pending", "last_modified": clock.now()}},
             return_document=ReturnDocument.AFTER,
         )
         if cart is None:
@@ -856,7 +825,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         """
         done = self.collection.update_one(
             {"_id": cart_id, "status": "pending"},
-            {"$set": {"status": "complete", "last_modified": now(), "customer_name": customer_name,
+            {"$set": {"status": "complete", "last_modified": clock.now(), "customer_name": customer_name,
                       "customer_email": customer_email, "payment_reference": payment_reference}},
         )
         return bool(done.matched_count)
@@ -888,7 +857,7 @@ class CartManager(MongoCollectionMixin, models.Manager):
         (carts, reservations). A reservation not returned here (its quantity
         changed in flight) is returned by ``cleanup_inventory``.
         """
-        threshold = now() - datetime.timedelta(seconds=timeout)
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
         run = secrets.token_hex(8)
         self.collection.update_many(
             {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
@@ -974,6 +943,6 @@ class CartManager(MongoCollectionMixin, models.Manager):
             returned += self._return_reservations(batch)
         expired = self.collection.update_many(
             {"status": "expiring", "expiry_run": run},
-            {"$set": {"status": "expired", "last_modified": now()}},
+            {"$set": {"status": "expired", "last_modified": clock.now()}},
         ).modified_count
         return {"expired": expired, "returned": returned}

@@ -16,12 +16,12 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from analytics.tracking import record_add_to_cart
 from catalog.models import Product
 
 from .forms import LineForm, RemoveForm
 from .managers import CartInactive, InventoryError
 from .models import Cart, Inventory
+from .signals import line_added
 from .wording import refusal
 
 CART_ID = "cart_id"
@@ -95,7 +95,7 @@ def add_to_cart(request):
         messages.error(request, refusal(error, product.title))
         return redirect(product)
     _remember(request, cart_id, count)
-    record_add_to_cart(request, product.sku, qty)
+    line_added.send(sender=Cart, cart_id=cart_id, sku=product.sku, qty=qty, request=request)
     messages.success(request, format_html(
         'Added {} × “{}” to your cart. <a href="{}">View cart</a>',
         qty, product.title, reverse("inventory:cart")))

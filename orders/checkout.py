@@ -7,7 +7,8 @@ and the tests call it.
 import logging
 
 from catalog.models import Product
-from inventory.managers import CartInactive, now
+from inventory.managers import CartInactive
+from shop import clock
 from inventory.models import Cart, Inventory
 
 from . import pricing
@@ -58,7 +59,7 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
     if not Cart.objects.complete_checkout(cart_id, name, email, reference):
         provider.refund(reference)
         raise CartInactive("Your cart expired while the payment was being taken; the payment was refunded.")
-    moment = now()
+    moment = clock.now()
     number = Order.objects.next_number()
     document = {
         "number": number, "status": Order.PAID, "placed_at": moment, "cart_id": cart_id,

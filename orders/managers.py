@@ -13,8 +13,8 @@ from django.db import connections, models
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from catalog.managers import MongoCollectionMixin
-from inventory.managers import now
+from shop import clock
+from shop.mongo.collections import MongoCollectionMixin
 
 from . import numbers
 
@@ -56,7 +56,7 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         Atomic on any MongoDB: concurrent callers get distinct, consecutive
         counter values. Returns the formatted number (``numbers.format_number``).
         The counter document is created on first use by a separate
-        ``$setOnInsert`` upsert (a second round trip, once in the shop's life).
+        ``$setOnInsert`` upsert and a retry (two more round trips, once in the shop's life).
 
         SecantusDB difference: when several ``find_one_and_update(upsert=True)``
         race to create one missing document, every ``$inc`` is applied but the
@@ -131,7 +131,7 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         read), ``OrderError`` when there is no such order.
         """
         allowed = [before for before, after in self.model.TRANSITIONS.items() if status in after]
-        moment = now()
+        moment = clock.now()
         document = self.collection.find_one_and_update(
             {"number": number, "status": {"$in": allowed}},
             {"$set": {"status": status, **(extra or {})},

@@ -14,6 +14,7 @@ from django.test import Client
 from analytics import freshness, managers
 from analytics.managers import PROGRESS_ID, RollupManager
 from analytics.models import Event, RollupProgress
+from shop import clock as shop_clock
 from shop.mongo import get_collection
 from shop.mongo.counter import count_operations
 from tests.test_dashboard import sales, staff_client  # noqa: F401  (fixtures)
@@ -28,12 +29,11 @@ def at(*parts):
 @pytest.fixture
 def clock(monkeypatch):
     """Move the analytics' clock: ``clock(seconds)`` sets it that far past the real now."""
-    real = managers.utcnow
+    real = shop_clock.now
 
     def move(seconds):
         moved = real() + datetime.timedelta(seconds=seconds)
-        monkeypatch.setattr(managers, "utcnow", lambda: moved)
-        monkeypatch.setattr(freshness, "utcnow", lambda: moved)
+        monkeypatch.setattr(shop_clock, "now", lambda: moved)
         return moved
 
     return move
@@ -156,7 +156,7 @@ def claim(seconds_ago):
     done = RollupProgress.objects.progress()["done_until"]
     get_collection("stats.progress").update_one({"_id": PROGRESS_ID}, {"$set": {"pending": {
         "from": done, "until": done + datetime.timedelta(seconds=1), "run": "other",
-        "claimed": managers.utcnow() - datetime.timedelta(seconds=seconds_ago)}}})
+        "claimed": shop_clock.now() - datetime.timedelta(seconds=seconds_ago)}}})
 
 
 def test_a_rollup_under_way_is_waited_for_and_not_doubled(staff_client, sales, clock, rollups, monkeypatch):
@@ -196,7 +196,7 @@ def test_the_command_leaves_a_running_claim_alone_unless_told(sales, rollups):
 def test_a_run_whose_claim_was_taken_over_leaves_the_new_claim_alone(sales):
     stats = RollupProgress.objects
     claim(seconds_ago=0)
-    stats._roll_range(None, managers.utcnow(), run="not the claimant")
+    stats._roll_range(None, shop_clock.now(), run="not the claimant")
     assert stats.progress()["pending"]["run"] == "other"
 
 

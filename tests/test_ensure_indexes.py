@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from pymongo.errors import OperationFailure
 
-from catalog.managers import CATEGORY_INDEXES, PRODUCT_INDEXES, create_catalog_indexes
-from inventory.managers import INVENTORY_INDEXES
+from catalog.indexes import CATEGORY_INDEXES, PRODUCT_INDEXES, create_catalog_indexes
+from inventory.indexes import INVENTORY_INDEXES
 from shop.mongo import get_collection
 from shop.mongo.indexes import find_index
 

@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from analytics.models import Event, RollupProgress
-from analytics.tracking import record_add_to_cart
+from inventory.models import Cart
+from inventory.signals import line_added
 from orders.signals import order_placed as order_completed
 from shop.mongo import get_collection
 
@@ -128,13 +129,13 @@ def test_an_unknown_product_records_no_view(chinook):
     assert get_collection("events").count_documents({}) == 0
 
 
-def test_add_to_cart_helper_records_an_event(rf):
+def test_the_line_added_signal_records_an_add_to_cart_event(rf):
     request = rf.get("/")
-    record_add_to_cart(request, "CHK-0001", 2)
+    line_added.send(sender=Cart, cart_id="c1", sku="CHK-0001", qty=2, request=request)
     event = get_collection("events").find_one({"type": "cart"})
     assert (event["sku"], event["qty"]) == ("CHK-0001", 2)
     with pytest.raises(ValueError):
-        record_add_to_cart(request, "CHK-0001", 0)
+        line_added.send(sender=Cart, cart_id="c1", sku="CHK-0001", qty=0, request=request)
     assert get_collection("events").count_documents({}) == 1
 
 

@@ -4,7 +4,7 @@ from django.db import migrations
 
 
 def create_indexes(apps, schema_editor):
-    from analytics.managers import create_analytics_indexes
+    from analytics.indexes import create_analytics_indexes
 
     create_analytics_indexes(schema_editor.connection.alias)
 

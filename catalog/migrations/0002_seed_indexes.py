@@ -5,7 +5,7 @@ from django.db import migrations
 
 
 def create_indexes(apps, schema_editor):
-    from catalog.managers import create_catalog_indexes
+    from catalog.indexes import create_catalog_indexes
 
     create_catalog_indexes(schema_editor.connection.alias)
 

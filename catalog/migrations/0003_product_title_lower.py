@@ -6,7 +6,8 @@ from django.db import migrations, models
 
 
 def fill_and_index(apps, schema_editor):
-    from catalog.managers import create_catalog_indexes, fill_title_lower
+    from catalog.indexes import create_catalog_indexes
+    from catalog.managers import fill_title_lower
 
     alias = schema_editor.connection.alias
     fill_title_lower(alias)

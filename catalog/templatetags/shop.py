@@ -5,18 +5,15 @@ from django.conf import settings
 from django.utils.html import format_html
 
 from catalog.images import generated_cover_uri
+from shop.money import display
 
 register = template.Library()
 
 
 @register.filter
 def money(cents):
-    """Format an integer amount of cents as dollars: ``1299`` -> ``$12.99``."""
-    if cents in (None, ""):
-        return ""
-    cents = int(cents)
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    """Format an integer amount of cents as dollars: ``1299`` -> ``$12.99`` (``shop.money.display``)."""
+    return display(cents)
 
 
 class Availability:

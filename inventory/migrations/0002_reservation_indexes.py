@@ -5,7 +5,7 @@ from django.db import migrations
 
 
 def create_indexes(apps, schema_editor):
-    from inventory.managers import create_inventory_indexes
+    from inventory.indexes import create_inventory_indexes
 
     create_inventory_indexes(schema_editor.connection.alias)
 

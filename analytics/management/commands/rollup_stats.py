@@ -16,7 +16,8 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analytics.managers import TAKEOVER_AFTER_SECONDS, utcnow
+from shop import clock
+from analytics.managers import TAKEOVER_AFTER_SECONDS
 from analytics.models import RollupProgress
 from shop.commandlog import log_change
 
@@ -40,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError("--lag must be 0 or more seconds.")
         if options["takeover_after"] < 0:
             raise CommandError("--takeover-after must be 0 or more seconds.")
-        until = utcnow() - datetime.timedelta(seconds=options["lag"])
+        until = clock.now() - datetime.timedelta(seconds=options["lag"])
         report = RollupProgress.objects.rollup(until=until, takeover_after=options["takeover_after"])
         if not options["verbosity"]:
             return

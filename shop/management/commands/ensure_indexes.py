@@ -11,8 +11,8 @@ an index is missing (the server refused it, or ``--check``).
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.managers import CATEGORY_INDEXES, PRODUCT_INDEXES
-from inventory.managers import INVENTORY_INDEXES
+from catalog.indexes import CATEGORY_INDEXES, PRODUCT_INDEXES
+from inventory.indexes import INVENTORY_INDEXES
 from shop.commandlog import log_change
 from shop.mongo import get_collection
 from shop.mongo.indexes import CREATED, MISSING, ensure_index

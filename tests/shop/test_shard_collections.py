@@ -1,4 +1,4 @@
-"""``shard_collections``: shards with DESIGN.md's keys on a sharded cluster; says why not elsewhere."""
+"""``shard_collections``: shards with the keys of ``docs/sharding.md`` on a sharded cluster; says why not elsewhere."""
 
 from io import StringIO
 

@@ -1,7 +1,8 @@
-"""``python manage.py check_inventory``: verify DESIGN.md's invariant for every SKU.
+"""``python manage.py check_inventory``: verify the stock invariant for every SKU.
 
 ``qty + sum(carted.qty) + sold == stocked``, ``qty >= 0``, every reservation
-positive and at most one per cart. Exits non-zero listing the offending SKUs.
+positive and at most one per cart (``docs/collections.md``, "inventory").
+Exits non-zero listing the offending SKUs.
 """
 
 from django.core.management.base import BaseCommand, CommandError

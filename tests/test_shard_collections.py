@@ -177,4 +177,4 @@ def test_the_keys_index_counts_whatever_its_name(scratch):
     scratch.create_index([("userid", 1), ("ts", 1)], name="userid_ts")
     assert sharding.create_index("default", "shard_scratch", {"userid": 1, "ts": 1}) == {
         "ok": 1, "name": "userid_ts", "status": "present"}
-    assert sharding.create_index("default", "shard_scratch", {"_id": "hashed"})["name"] == "_id_hashed"
+    assert sharding.create_index("default", "shard_scratch", {"a.b": 1, "c": 1})["name"] == "a_b_c"

@@ -98,13 +98,14 @@ def test_on_a_mongos_sends_the_plan_in_order_and_prints_answers(server, name):
     assert "Every collection is sharded." in out
 
 
-def test_categories_and_counters_stay_unsharded(server):
+def test_categories_counters_and_the_rollup_progress_stay_unsharded(server):
     server["hello"] = {"msg": "isdbgrid"}
     run()
-    targets = {command[1].rsplit(".", 1)[-1] if command[0] == "shardCollection" else command[1]
+    targets = {command[1].split(".", 1)[1] if command[0] == "shardCollection" else command[1]
                for command in server["sent"][1:]}
-    assert "categories" not in targets and "counters" not in targets
-    assert set(sharding.UNSHARDED) == {"categories", "counters"}
+    assert "stats.hourly" in targets and "orders" in targets
+    assert set(sharding.UNSHARDED) == {"categories", "counters", "stats.progress"}
+    assert not targets & {"categories", "counters", "stats.progress"}
 
 
 def test_no_unique_index_but_the_keys_own_is_left_on_a_collection_when_it_is_sharded(server, name):

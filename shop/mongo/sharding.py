@@ -24,8 +24,9 @@ from pymongo.errors import OperationFailure
 from analytics.managers import LEVELS
 from shop.mongo.indexes import MISSING, ensure_index, find_index
 
-#: Collections the plan leaves unsharded (on the database's primary shard).
-UNSHARDED = ("categories", "counters")
+#: The shop's collections the plan leaves unsharded (on the database's primary shard); Django's own
+#: (users, sessions, ...) stay unsharded too.
+UNSHARDED = ("categories", "counters", "stats.progress")
 
 #: ``(collection, shard key, unique)`` in the order they are sharded.
 SHARD_KEYS = [

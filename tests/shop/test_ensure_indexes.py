@@ -6,10 +6,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from pymongo.errors import OperationFailure
 
-from catalog.indexes import CATEGORY_INDEXES, PRODUCT_INDEXES, create_catalog_indexes
-from inventory.indexes import INVENTORY_INDEXES
+from analytics.indexes import INDEXES as ANALYTICS_INDEXES
+from catalog.indexes import INDEXES as CATALOG_INDEXES
 from shop.mongo import get_collection
-from shop.mongo.indexes import find_index
+from shop.mongo.indexes import create_indexes, find_index, registry
 
 
 def run(**options):
@@ -21,17 +21,64 @@ def run(**options):
 @pytest.fixture
 def restore_indexes():
     yield
-    create_catalog_indexes()
+    create_indexes(indexes=CATALOG_INDEXES)
 
 
 def test_reports_every_expected_index():
     out = run()
-    for table, indexes in (("categories", CATEGORY_INDEXES), ("products", PRODUCT_INDEXES),
-                           ("inventory", INVENTORY_INDEXES)):
+    declared = registry()
+    for table, indexes in declared.items():
         for _keys, options in indexes:
             assert f"{table}.{options['name']}: present" in out  # migrate made them
     assert "products.keywords: present" in out  # the search's multikey index
-    assert " 0 missing." in out
+    assert f"0 created, {sum(map(len, declared.values()))} present, 0 missing." in out
+
+
+def test_the_registry_holds_every_apps_indexes():
+    declared = registry()
+    assert {"categories", "products", "inventory", "carts", "orders", "events",
+            "stats.hourly", "stats.daily", "stats.weekly", "stats.monthly", "stats.yearly"} <= set(declared)
+    names = {table: [options["name"] for _keys, options in indexes] for table, indexes in declared.items()}
+    assert names["carts"] == ["status_last_modified", "user_status"]  # Cart.Meta.indexes
+    assert names["orders"] == ["user_placed_at", "order_status_placed_at", "order_email"]
+    assert ([("user_id", 1), ("placed_at", -1)], {"name": "user_placed_at"}) in declared["orders"]
+    assert names["stats.yearly"] == ["key_period", "kind_period", "period"]
+
+
+def test_migrate_made_every_registered_index():
+    # A new index in an app's indexes.py needs a migration that creates it.
+    for table, indexes in registry().items():
+        information = get_collection(table).index_information()
+        for keys, options in indexes:
+            assert find_index(information, keys), f"{table}.{options['name']}"
+
+
+def test_the_analytics_indexes_are_reported_and_restored():
+    out = run(check=True)
+    assert "events.userid_ts: present" in out
+    assert "stats.hourly.key_period: present" in out and "stats.yearly.period: present" in out
+    assert "orders.user_placed_at: present" in out and "carts.status_last_modified: present" in out
+    get_collection("stats.daily").drop_index("kind_period")
+    get_collection("events").drop_index("ref")
+    with pytest.raises(CommandError, match="2 index\\(es\\) missing: events.ref, stats.daily.kind_period"):
+        run(check=True)
+    out = run()
+    assert "events.ref: created" in out and "stats.daily.kind_period: created" in out
+    assert get_collection("events").index_information()["ref"].get("sparse") is True
+    assert "kind_period" in get_collection("stats.daily").index_information()
+
+
+def test_the_migrations_carry_their_own_index_specs():
+    # Old migrations do not change when an app's indexes.py does.
+    from pathlib import Path
+
+    from django.conf import settings
+
+    for app in ("catalog", "inventory", "analytics"):
+        for migration in (Path(settings.BASE_DIR) / app / "migrations").glob("0*.py"):
+            text = migration.read_text()
+            assert f"from {app}.indexes" not in text and "create_catalog_indexes" not in text, migration
+    assert ANALYTICS_INDEXES["stats.weekly"] == ANALYTICS_INDEXES["stats.hourly"]
 
 
 def test_creates_a_missing_index_then_is_idempotent(restore_indexes):

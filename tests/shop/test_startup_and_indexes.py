@@ -29,6 +29,32 @@ def test_migrate_creates_the_seed_indexes():
     assert products["categories"]["key"] == [("categories", 1)]
 
 
+def test_migrate_replays_its_literal_index_specs_into_todays_indexes():
+    # 0003 created type_artist_issue_date, 0004 replaced it by artist_issue_date.
+    products = mongo.get_collection("products").index_information()
+    assert "type_artist_issue_date" not in products
+    assert products["artist_issue_date"]["key"] == [("details.artist", 1), ("details.issue_date", -1)]
+    assert products["title_lower"]["key"] == [("title_lower", 1), ("_id", 1)]
+    assert products["keywords"]["key"] == [("keywords", 1)]
+
+
+def test_migrate_creates_the_analytics_and_orders_indexes():
+    from analytics.indexes import INDEXES
+
+    events = mongo.get_collection("events").index_information()
+    assert events["userid_ts"]["key"] == [("userid", 1), ("ts", 1)]
+    assert events["ref"]["key"] == [("ref", 1)] and events["ref"]["sparse"] is True
+    levels = [name for name in INDEXES if name.startswith("stats.")]
+    assert levels == ["stats.hourly", "stats.daily", "stats.weekly", "stats.monthly", "stats.yearly"]
+    for level in levels:
+        stats = mongo.get_collection(level).index_information()
+        assert stats["key_period"]["key"] == [("k", 1), ("d", 1)]
+        assert stats["kind_period"]["key"] == [("kind", 1), ("d", 1)]
+        assert stats["period"]["key"] == [("d", 1)]
+    orders = mongo.get_collection("orders").index_information()
+    assert orders["user_placed_at"]["key"] == [("user_id", 1), ("placed_at", -1)]
+
+
 @pytest.fixture
 def local(monkeypatch, settings, tmp_path):
     """Start-up as on the local server (the test run's server stands in for it)."""

@@ -4,6 +4,8 @@ as pymongo's ``create_index`` takes them."""
 from django.db import connections
 from pymongo import ASCENDING
 
+from .periods import LEVELS
+
 EVENT_INDEXES = [
     # The rollups' watermark: events recorded since the last run.
     ([("recorded", ASCENDING)], {"name": "recorded"}),
@@ -30,8 +32,6 @@ def create_analytics_indexes(using="default"):
     names = []
     for keys, options in EVENT_INDEXES:
         names.append(connection.get_collection("events").create_index(keys, **options))
-    from .managers import LEVELS
-
     for level in LEVELS:
         for keys, options in STATS_INDEXES:
             names.append(connection.get_collection(level.collection).create_index(keys, **options))

@@ -8,7 +8,7 @@
 
 from pymongo import ASCENDING
 
-from .managers import LEVELS
+from .periods import LEVELS
 
 _EVENT_INDEXES = [
     # The rollups' watermark: events recorded since the last run.

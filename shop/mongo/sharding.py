@@ -21,7 +21,7 @@ Only a ``mongos`` (the router of a sharded cluster) accepts these commands.
 from django.db import connections
 from pymongo.errors import OperationFailure
 
-from analytics.managers import LEVELS
+from analytics.periods import LEVELS
 from shop.mongo.indexes import MISSING, ensure_index, find_index
 
 #: The shop's collections the plan leaves unsharded (on the database's primary shard); Django's own

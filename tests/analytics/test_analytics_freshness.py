@@ -11,8 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from analytics import freshness, managers
-from analytics.managers import PROGRESS_ID, RollupManager
+from analytics import freshness
+from analytics.managers import RollupManager
+from analytics.managers.rollups import PROGRESS_ID, TAKEOVER_AFTER_SECONDS
 from analytics.models import Event, RollupProgress
 from shop import clock as shop_clock
 from shop.mongo import get_collection
@@ -138,7 +139,7 @@ def test_concurrent_rollups_claim_the_range_once(sales, rollups):
 
     def run():
         start.wait()
-        reports.append(RollupProgress.objects.rollup(takeover_after=managers.TAKEOVER_AFTER_SECONDS))
+        reports.append(RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS))
 
     threads = [threading.Thread(target=run) for _ in range(2)]
     for thread in threads:
@@ -170,7 +171,7 @@ def test_a_rollup_under_way_is_waited_for_and_not_doubled(staff_client, sales, c
 
 
 def test_a_claim_left_by_a_crash_is_taken_over_by_the_page(staff_client, sales, clock, rollups):
-    claim(seconds_ago=managers.TAKEOVER_AFTER_SECONDS + 1)
+    claim(seconds_ago=TAKEOVER_AFTER_SECONDS + 1)
     a_new_sale()
     clock(120)
     response = staff_client.get("/admin/analytics/")

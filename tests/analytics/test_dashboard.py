@@ -6,7 +6,7 @@ import datetime
 import pytest
 from django.contrib.auth import get_user_model
 
-from analytics import managers
+from analytics.managers.reports import compare
 from analytics.models import Event
 from shop.mongo import get_collection
 from shop.mongo.counter import count_operations
@@ -121,7 +121,7 @@ def test_compare_gives_cmp_answers():
     get_collection("cmp_probe").insert_many([{"a": 1, "b": 2}, {"a": 2, "b": 2}, {"a": 3, "b": 2}])
     try:
         rows = get_collection("cmp_probe").aggregate(
-            [{"$project": {"_id": 0, "a": 1, "c": managers.compare("$a", "$b")}}, {"$sort": {"a": 1}}])
+            [{"$project": {"_id": 0, "a": 1, "c": compare("$a", "$b")}}, {"$sort": {"a": 1}}])
         assert [r["c"] for r in rows] == [-1, 0, 1]
     finally:
         get_collection("cmp_probe").drop()

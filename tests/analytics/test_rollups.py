@@ -5,8 +5,9 @@ import datetime
 
 import pytest
 
-from analytics.managers import LEVELS, RollupManager, period_start, ranges_covering
+from analytics.managers import RollupManager
 from analytics.models import Event, RollupProgress
+from analytics.periods import LEVELS, period_start, ranges_covering
 from catalog.models import Pricing, Product
 from shop.mongo import get_collection
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 def fill_and_index(apps, schema_editor):
     from catalog.indexes import create_catalog_indexes
-    from catalog.managers import fill_title_lower
+    from catalog.backfills import fill_title_lower
 
     alias = schema_editor.connection.alias
     fill_title_lower(alias)

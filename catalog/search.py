@@ -9,8 +9,7 @@ builders; the words come from ``catalog/keywords.py``, the ranking from
 from pymongo import ASCENDING
 
 from .keywords import prefix_range, search_words
-from .listing import SORTS, page_hint
-from .paginators import ProductListing, ProductQuery
+from .listing import SORTS, ProductListing, ProductQuery, page_hint
 from .ranking import RANK_FIELDS, search_ranking
 
 #: The longest title prefix that ``suggest`` looks up (characters; the form refuses more).

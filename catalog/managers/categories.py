@@ -5,7 +5,8 @@ slug, name}``, so that breadcrumbs come from one read and a subtree from
 one indexed query (``ancestors._id``). The reads are here; adding,
 renaming, moving and deleting (which keep every ``ancestors`` array and
 ``position`` right) are ``CategoryWritesMixin``'s
-(``catalog/managers/category_writes.py``). See ``docs/collections.md``.
+(``catalog/managers/category_writes.py``). See ``docs/operations.md``
+(seed 000).
 """
 
 from django.db import models

@@ -3,8 +3,8 @@
 A product by SKU, the products of a category and all its descendants
 (sorted, paginated, with their stock joined in), seed 001's queries served
 by their indexes, search, and the catalog loader's sync. The listing and
-search builders are in ``catalog/listing.py``, ``catalog/search.py`` and
-``catalog/paginators.py``. See ``docs/collections.md``.
+search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
+See ``docs/operations.md`` (seed 001).
 """
 
 from django.conf import settings
@@ -21,10 +21,11 @@ from ..listing import (
     CARD_FIELDS,
     DEFAULT_SORT,
     SORTS,
+    ProductListing,
+    ProductQuery,
     category_match,
     page_hint,
 )
-from ..paginators import ProductListing, ProductQuery
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from ..subdocuments import SubdocumentMixin

@@ -7,7 +7,8 @@ is an object key or a list index is only known against the document, which
 refused before any query when it could never be one (``MalformedPath``).
 """
 
-from catalog.subdocuments import MAX_STEPS, MalformedPath, check_steps
+from catalog.exceptions import MalformedPath
+from catalog.subdocuments import MAX_STEPS, check_steps
 
 # A path longer than this many characters is refused before it is split.
 MAX_PATH_LENGTH = 4096

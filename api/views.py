@@ -17,7 +17,7 @@ from ninja import NinjaAPI, Swagger
 from ninja.errors import ValidationError
 
 from catalog.models import Category, Product
-from catalog.subdocuments import PathError, PathNotFound
+from catalog.exceptions import PathError, PathNotFound
 
 from . import schemas
 from .encoding import product_card, to_json

@@ -38,7 +38,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
 from catalog.keywords import document_keywords  # noqa: E402
-from catalog.managers import lower_title  # noqa: E402
+from catalog.search import lower_title  # noqa: E402
 from catalog.models import AlbumDetails, Category, Pricing, Product, Track  # noqa: E402
 from shop.mongo import engine, get_collection  # noqa: E402
 from shop.mongo.documents import model_to_document  # noqa: E402

@@ -29,7 +29,8 @@ from .admin_forms import (
     details_field_names,
 )
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
-from .managers import CatalogError, CategoryNotEmpty, as_object_id
+from .exceptions import CatalogError, CategoryNotEmpty
+from .ids import as_object_id
 from .models import Category, Product
 from .templatetags.shop import money
 

@@ -18,11 +18,11 @@
 import copy
 
 from django import forms
-from slugify import slugify
 
 from shop.money import cents, dollars
 
-from .managers import MOVE_PLACES, InvalidMove, as_object_id
+from .exceptions import InvalidMove
+from .ids import as_object_id
 from .models import (
     AlbumDetails,
     Category,
@@ -33,6 +33,8 @@ from .models import (
     SeasonDetails,
     Shipping,
 )
+from .slugs import slug_for
+from .tree import MOVE_PLACES
 
 
 def tree_label(category):
@@ -140,7 +142,7 @@ class CategoryAdminForm(forms.ModelForm):
         value = self.cleaned_data.get("slug") or ""
         if not value:
             return ""
-        slug = slugify(value, max_length=180)
+        slug = slug_for(value)
         if not slug:
             raise forms.ValidationError("Use letters or digits in the slug.")
         return slug

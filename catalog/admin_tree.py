@@ -33,7 +33,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from .admin_forms import CategoryMoveForm
-from .managers import CatalogError
+from .exceptions import CatalogError
 from .models import Category, Product
 
 #: The whole tree fits on one page up to this many categories (the Google taxonomy has 5,582).

@@ -1,4 +1,5 @@
-"""Breadcrumbs for pages: links root first, and schema.org BreadcrumbList JSON-LD."""
+"""Breadcrumbs: the one trail from the root down to a category, as links for pages, and
+schema.org BreadcrumbList JSON-LD."""
 
 import json
 
@@ -8,13 +9,18 @@ from django.utils.safestring import mark_safe
 _JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
 
 
-def category_crumbs(category):
-    """``[{'name', 'url'}, ...]`` from the root down to ``category`` (itself last).
+def crumb_trail(category):
+    """``[{'name', 'slug'}, ...]`` from the root down to ``category`` (itself last).
 
-    Uses the ancestors stored in the category: no query.
+    ``category`` is a Category (its stored ancestors, seed 000): no query.
     """
-    nodes = [*category.ancestors, category]
-    return [{"name": n.name, "url": reverse("catalog:category", args=[n.slug])} for n in nodes]
+    return [{"name": node.name, "slug": node.slug} for node in (*category.ancestors, category)]
+
+
+def category_crumbs(category):
+    """``[{'name', 'url'}, ...]``: ``crumb_trail(category)`` with each category page's URL."""
+    return [{"name": crumb["name"], "url": reverse("catalog:category", args=[crumb["slug"]])}
+            for crumb in crumb_trail(category)]
 
 
 def breadcrumb_list_json_ld(request, crumbs):

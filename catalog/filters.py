@@ -9,7 +9,7 @@ from django import forms
 
 from shop import money
 
-from .managers import MAX_SUGGEST_PREFIX
+from .search import MAX_SUGGEST_PREFIX
 
 
 class SearchForm(forms.Form):
@@ -48,11 +48,6 @@ class PriceRangeForm(forms.Form):
             None if value is None else money.cents(value)
             for value in (self.cleaned_data.get("min_price"), self.cleaned_data.get("max_price"))
         )
-
-    @property
-    def is_filtering(self):
-        """True when a valid form sets at least one bound."""
-        return self.is_valid() and any(v is not None for v in self.cents())
 
 
 class DealsForm(forms.Form):

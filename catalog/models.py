@@ -1,9 +1,9 @@
 """Catalog documents: categories with embedded ancestors, products with typed details.
 
-The shapes are ``docs/collections.md``'s ``categories`` and ``products`` (seeds
-000 and 001). Money is integer cents; times are UTC. The ORM serves forms,
-the admin and simple reads; the seeds' multi-document operations live on the
-managers (``catalog/managers.py``).
+The shapes are the ``categories`` and ``products`` collections of
+``docs/collections.md`` (seeds 000 and 001). Money is integer cents; times
+are UTC. The ORM serves forms, the admin and simple reads; the seeds'
+multi-document operations live on the managers (``catalog/managers/``).
 """
 
 from django.db import models
@@ -20,7 +20,8 @@ from imagekit.models import ImageSpecField
 
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import CategoryManager, ProductManager, lower_title
+from .managers import CategoryManager, ProductManager
+from .search import lower_title
 
 
 class Ancestor(EmbeddedModel):

@@ -32,6 +32,8 @@ is only asked of values that exist.
 
 import re
 
+from .exceptions import MalformedPath, PathNotFound
+
 MAX_STEPS = 32
 _INDEX = re.compile(r"[0-9]+")
 # Past this no list can reach (a document is at most 16 MiB), and $arrayElemAt
@@ -39,27 +41,6 @@ _INDEX = re.compile(r"[0-9]+")
 _MAX_INDEX = 2**31 - 1
 # The $let variable holding the value after step i.
 _VARIABLE = "step{}"
-
-
-class PathError(ValueError):
-    """A path that cannot be answered. ``step`` is the 0-based index of the step at fault
-    (None for the path as a whole) and ``steps`` the path."""
-
-    def __init__(self, message, steps=(), step=None):
-        super().__init__(message)
-        self.steps = tuple(steps)
-        self.step = step
-
-
-class MalformedPath(PathError):
-    """A path that is not well formed: an empty step, a step starting with ``$``, more than
-    ``MAX_STEPS`` steps, an index that is not a non-negative integer on a list, or a key on
-    a value that is neither an object nor a list. (An HTTP 400.)"""
-
-
-class PathNotFound(PathError):
-    """A well-formed path whose step ``step`` does not resolve: a key the object lacks or an
-    index past the end of the list. (An HTTP 404.)"""
 
 
 def check_steps(steps):

@@ -16,20 +16,13 @@ from dataclasses import dataclass
 
 from bson import ObjectId
 
+from .exceptions import TaxonomyError
 from .models import Category
 
 _LINE = re.compile(r"^(\d+) - (.+)$")
 
 #: New categories are written this many at a time (one ``insert_many`` each).
 CREATE_BATCH = 500
-
-
-class TaxonomyError(ValueError):
-    """A malformed taxonomy file: ``line`` is the 1-based line number at fault."""
-
-    def __init__(self, line, message):
-        super().__init__(f"line {line}: {message}")
-        self.line = line
 
 
 @dataclass(frozen=True)

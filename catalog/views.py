@@ -8,10 +8,10 @@ from django.shortcuts import render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
-from .managers import DEFAULT_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS, SORT_LABELS, SORTS
+from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product
+from .search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from .signals import product_viewed
-
 
 
 def home(request):
@@ -172,9 +172,9 @@ def search(request):
         return render(request, "catalog/product_list.html",
                       {"heading": "Search", "search_form": form, "page": None}, status=400)
     q = form.cleaned_data["q"]
-    sort = request.GET.get("sort", "relevance")
+    sort = request.GET.get("sort", DEFAULT_SEARCH_SORT)
     if sort not in SEARCH_SORTS:
-        sort = "relevance"
+        sort = DEFAULT_SEARCH_SORT
     context = {"heading": f"Results for “{q}”" if q else "Search",
                "search_form": form, "search_query": q, "is_search": True,
                "sort": sort, "sort_labels": SEARCH_SORT_LABELS}

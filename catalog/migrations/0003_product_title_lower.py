@@ -14,8 +14,7 @@ INDEXES = {
 
 
 def fill_and_index(apps, schema_editor):
-    from catalog.managers import fill_title_lower
-
+    from catalog.backfills import fill_title_lower
     from shop.mongo.indexes import create_indexes
 
     alias = schema_editor.connection.alias

@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 
 def fill_and_index(apps, schema_editor):
-    from catalog.managers import fill_keywords
+    from catalog.backfills import fill_keywords
 
     from shop.mongo.indexes import make_unique_index_plain
 

@@ -10,7 +10,7 @@ import pytest
 from bson import ObjectId
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 
-from catalog.managers import SlugTaken
+from catalog.exceptions import SlugTaken
 from catalog.models import Category, Pricing, Product
 from shop.mongo.counter import count_operations
 from tests.support.tree import insert_tree, wrong_ancestors

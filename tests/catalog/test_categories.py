@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from catalog.managers import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
+from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from catalog.models import Category, Pricing, Product
 from shop import mongo
 from shop.mongo.counter import count_operations
@@ -295,7 +295,7 @@ def test_create_many_places_new_categories_after_the_siblings_there(make_tree):
 
 
 def test_the_migration_numbers_siblings_by_name():
-    from catalog.managers import number_siblings_by_name
+    from catalog.backfills import number_siblings_by_name
 
     collection = mongo.get_collection("categories")
     collection.insert_many([{"name": n, "slug": n.lower(), "parent_id": None, "ancestors": []}

@@ -7,7 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Category
-from catalog.taxonomy import TaxonomyError, parse_taxonomy
+from catalog.exceptions import TaxonomyError
+from catalog.taxonomy import parse_taxonomy
 from shop.mongo.counter import count_operations
 
 DATA = Path(__file__).parent / "data"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from catalog.keywords import document_keywords, prefix_range, search_words
-from catalog.managers import fill_keywords, fill_title_lower
+from catalog.backfills import fill_keywords, fill_title_lower
 from catalog.models import Product
 from shop.mongo import get_collection
 from shop.mongo.counter import count_operations

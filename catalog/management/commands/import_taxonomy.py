@@ -11,8 +11,8 @@ creates the new ones. See ``catalog.taxonomy``.
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.managers import CatalogError
-from catalog.taxonomy import TaxonomyError, TaxonomyImport, parse_taxonomy
+from catalog.exceptions import CatalogError, TaxonomyError
+from catalog.taxonomy import TaxonomyImport, parse_taxonomy
 from shop.commandlog import log_change
 
 

@@ -11,10 +11,10 @@ import sqlite3
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from slugify import slugify
 
 from catalog import chinook
 from catalog.models import Category, Product
+from catalog.slugs import slug_for
 from inventory.models import Inventory
 from shop.commandlog import log_change
 
@@ -77,7 +77,7 @@ class Command(BaseCommand):
         existing = {c.slug: c for c in Category.objects.tree()}
         ids, created = {}, 0
         for name, parent_name, _genres in chinook.GENRE_TREE:
-            slug = slugify(name)
+            slug = slug_for(name)
             category = existing.get(slug)
             if category is None:
                 parent = ids[parent_name] if parent_name else None

@@ -1,0 +1,227 @@
+"""``Product.objects``: seed 001's product catalog, read and written as raw pymongo.
+
+A product by SKU, the products of a category and all its descendants
+(sorted, paginated, with their stock joined in), seed 001's queries served
+by their indexes, search, and the catalog loader's sync. The listing and
+search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
+See ``docs/operations.md`` (seed 001).
+"""
+
+from django.conf import settings
+from django.db import models
+from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne
+
+from shop.mongo.collections import MongoCollectionMixin
+from shop.mongo.documents import model_to_document
+
+from ..keywords import document_keywords
+from ..listing import (
+    AVAILABILITY_STAGES,
+    CARD_FIELD_NAMES,
+    CARD_FIELDS,
+    DEFAULT_SORT,
+    SORTS,
+    ProductListing,
+    ProductQuery,
+    category_match,
+    page_hint,
+)
+from ..ranking import what_matched
+from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
+from ..subdocuments import SubdocumentMixin
+
+
+class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+    """Seed 001's product catalog reads; seed 002's reads by path."""
+
+    def get_by_sku(self, sku):
+        """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
+        document = self.read_collection.find_one({"sku": str(sku)})
+        if document is None:
+            raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
+        return self.from_document(document)
+
+    def read_by_path(self, sku, steps=()):
+        """The product document with ``sku``, or its value at ``steps`` (seed 002): one read.
+
+        The document is served as stored, without ``title_lower`` (a search
+        copy of the title) and with ``currency``: the currency of its prices,
+        which are integer cents (``settings.SHOP_CURRENCY``). See
+        ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
+        ``MalformedPath``, ``PathNotFound``.
+        """
+        return self.read_path({"sku": str(sku)}, steps, hidden=("title_lower",),
+                              added={"currency": settings.SHOP_CURRENCY})
+
+    def get_with_availability(self, sku):
+        """The product with ``sku`` and its ``available`` units (int, None without a stock
+        record): one aggregation, the inventory joined by ``AVAILABILITY_STAGES``.
+
+        For the product page. Raises ``Product.DoesNotExist``.
+        """
+        pipeline = [{"$match": {"sku": str(sku)}}, {"$limit": 1}, *AVAILABILITY_STAGES]
+        document = next(iter(self.read_collection.aggregate(pipeline)), None)
+        if document is None:
+            raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
+        return self.card_from_document(document, fields=None)
+
+    def card_from_document(self, document, fields=CARD_FIELD_NAMES):
+        """A Product from a document read with ``AVAILABILITY_STAGES``; ``product.available``
+        is the SKU's available units (int) or None when it has no stock record, and
+        ``product.matched`` what a search matched (``ranking.what_matched``)."""
+        product = self.from_document(document, fields)
+        product.available = document.get("available")
+        product.matched = what_matched(document)
+        return product
+
+    def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
+                min_cents=None, max_cents=None):
+        """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
+        with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
+
+        Returns a ``ProductListing`` for ``django.core.paginator.Paginator``;
+        ``page`` and ``per_page`` tell it which page will be asked for, so the
+        count and that page come from a single aggregation. Raises KeyError
+        for an unknown sort.
+        """
+        return ProductListing(self, category_match(category_ids, min_cents, max_cents),
+                              SORTS[sort], page_hint=page_hint(page, per_page))
+
+    def newest(self, limit=8):
+        """The ``limit`` newest products (cards, with availability), for the home page.
+
+        One aggregation."""
+        pipeline = [{"$sort": dict(SORTS["newest"])}, {"$limit": int(limit)},
+                    {"$project": CARD_FIELDS}, *AVAILABILITY_STAGES]
+        return [self.card_from_document(d) for d in self.read_collection.aggregate(pipeline)]
+
+    def shipping_weights(self, skus):
+        """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
+        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "shipping.weight": 1})
+        return {d["sku"]: int((d.get("shipping") or {}).get("weight") or 0) for d in cursor}
+
+    def count_by_category(self):
+        """``{category_id: number of products listed in it}``, from one aggregation."""
+        pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
+        return {row["_id"]: row["n"] for row in self.read_collection.aggregate(pipeline)}
+
+    def count_by_category_list(self):
+        """``[(category ids, number of products listed in exactly those), ...]``: one aggregation.
+
+        Grouping on the whole ``categories`` array gives each distinct list
+        once, so the caller can count a product once per category *and* once
+        per ancestor (the admin tree's subtree counts), however many of its
+        categories share that ancestor.
+        """
+        pipeline = [{"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
+        return [(row["_id"] or [], row["n"]) for row in self.read_collection.aggregate(pipeline)]
+
+    def sync(self, products):
+        """Make the stored products match ``products`` (Product instances), keyed by SKU.
+
+        One read of the existing SKUs, then one ``bulk_write`` of what is new
+        or changed: a product equal to its stored document is not written.
+        Products whose SKU is not in ``products`` are left alone. Returns
+        ``{'created': n, 'updated': n, 'unchanged': n}``.
+        """
+        documents = [model_to_document(p, self.db) for p in products]
+        for document in documents:
+            document["title_lower"] = lower_title(document["title"])
+            document["keywords"] = document_keywords(document)
+        skus = [d["sku"] for d in documents]
+        stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
+        writes, report = [], {"created": 0, "updated": 0, "unchanged": 0}
+        for document in documents:
+            current = stored.get(document["sku"])
+            if current is None:
+                writes.append(InsertOne(document))
+                report["created"] += 1
+                continue
+            document["_id"] = current["_id"]
+            if not document.get("image") and current.get("image"):
+                document["image"] = current["image"]  # a cover staff uploaded stays
+            if current == document:
+                report["unchanged"] += 1
+            else:
+                writes.append(ReplaceOne({"_id": current["_id"]}, document))
+                report["updated"] += 1
+        if writes:
+            self.collection.bulk_write(writes, ordered=False)
+        return report
+
+    def delete_all(self):
+        """Delete every product; returns how many. (``load_catalog --reset``.)"""
+        return self.collection.delete_many({}).deleted_count
+
+    # -- storefront queries (seed 001 "Operations") ----------------------
+
+    def by_genre(self, genre, product_type=None):
+        """Products of ``product_type`` (default ``Audio Album``) in ``genre``, newest first.
+
+        Seed 001 "Find albums by genre and sort by year produced", served by
+        the ``(type, details.genre, details.issue_date -1)`` index. Returns a
+        ``ProductQuery`` (count + one page: 2 round trips).
+        """
+        return ProductQuery(self, {
+            "type": str(product_type or self.model.AUDIO_ALBUM),
+            "details.genre": str(genre),
+        }, SORTS["newest"])
+
+    def deals(self, min_pct_savings=0):
+        """Products saving more than ``min_pct_savings`` percent, biggest saving first.
+
+        Seed 001 "Find products sorted by percentage discount descending",
+        served by the ``pricing.pct_savings`` index. Ties come in ``_id``
+        order. Returns a ``ProductQuery``.
+        """
+        return ProductQuery(
+            self,
+            {"pricing.pct_savings": {"$gt": int(min_pct_savings)}},
+            [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)],
+        )
+
+    def by_artist(self, artist):
+        """The albums and TV seasons of ``artist`` (exact name), newest first.
+
+        Served by the ``(details.artist, details.issue_date -1)`` index: only
+        albums and TV seasons have an artist, so no type is named (an ``$in``
+        of the two types made SecantusDB 0.7.0b3 scan). Returns a ``ProductQuery``.
+        """
+        return ProductQuery(self, {"details.artist": str(artist)}, SORTS["newest"])
+
+    def by_actor(self, actor):
+        """The films starring ``actor`` (exact name), newest first.
+
+        Seed 001 "Find movies based on starring actor", served by the
+        ``(type, details.actor, details.issue_date -1)`` index. Returns a
+        ``ProductQuery``.
+        """
+        return ProductQuery(
+            self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
+        )
+
+    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
+        """Products that have every word of ``text`` (a shopper's query) among their
+        keywords, best match first (``sort="relevance"``) or by a key of ``SEARCH_SORTS``.
+
+        Each product says what matched (``matched``). Returns a
+        ``ProductListing`` (one round trip for count and page), or an empty
+        ``ProductQuery`` (none) when ``text`` holds no word; KeyError for an
+        unknown ``sort``. See ``search.search_listing``.
+        """
+        return search_listing(self, text, page=page, per_page=per_page, sort=sort)
+
+    def suggest(self, prefix, limit=8):
+        """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
+
+        Seed 001's index-friendly prefix pattern over ``title_lower`` (see
+        ``search.suggest_query``), served by its index. Returns a list of
+        Products with ``sku`` and ``title`` only; ``[]`` for a blank prefix.
+        One round trip.
+        """
+        query = suggest_query(prefix)
+        if query is None:
+            return []
+        match, sort = query
+        cursor = self.read_collection.find(match, {"sku": 1, "title": 1}).sort(sort).limit(int(limit))
+        return [self.from_document(d, {"sku", "title"}) for d in cursor]

@@ -1,0 +1,77 @@
+"""Product search: the words of a shopper's query matched against ``keywords``, ranked by
+where they matched, and search-as-you-type over title prefixes (seed 001's prefix pattern).
+
+``ProductManager.search`` and ``ProductManager.suggest`` call these
+builders; the words come from ``catalog/keywords.py``, the ranking from
+``catalog/ranking.py``.
+"""
+
+from pymongo import ASCENDING
+
+from .keywords import prefix_range, search_words
+from .listing import SORTS, ProductListing, ProductQuery, page_hint
+from .ranking import RANK_FIELDS, search_ranking
+
+#: The longest title prefix that ``suggest`` looks up (characters; the form refuses more).
+MAX_SUGGEST_PREFIX = 100
+
+# Search results: best match first (title, then artist, then a track: see
+# ``search_ranking``), or by price or date.
+SEARCH_SORTS = {
+    "relevance": [("rank", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)],
+    "newest": SORTS["newest"], "price": SORTS["price"], "-price": SORTS["-price"],
+}
+SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
+                      "price": "Price: low to high", "-price": "Price: high to low"}
+DEFAULT_SEARCH_SORT = "relevance"
+
+# Suggestions come by title (its search copy), ties by ``_id``.
+_SUGGEST_SORT = [("title_lower", ASCENDING), ("_id", ASCENDING)]
+
+
+def lower_title(title):
+    """The form of a title the prefix search matches: case-folded (``"AC/DC"`` -> ``"ac/dc"``)."""
+    return (title or "").casefold()
+
+
+def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
+    """The products (of ``manager``, a ``ProductManager``) that have every word of ``text``
+    among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
+
+    ``text`` is split into words (``search_words``): punctuation and
+    operators (``.*``, ``$where``, ``{"$ne": 1}``) are never passed on as
+    a pattern or an operator; each word is a plain equality on the
+    multikey ``keywords`` index. The words are consecutive ``$match``
+    stages of one aggregation, which MongoDB merges into one ``$and``
+    served by the index; SecantusDB 0.7.0b3 uses an index only for a
+    ``$match`` of one top-level condition (an ``$and``, ``$all`` or
+    ``$elemMatch`` scans the collection), so the first stage uses the index
+    and the others filter what it found. Returns a ``ProductListing``
+    (count and page in one aggregation; ``page`` and ``per_page`` say
+    which page will be asked for), or an empty ``ProductQuery`` (no round
+    trip) when ``text`` holds no word.
+
+    Relevance (issue 12) comes from the product's fields: ``search_ranking``
+    ranks a match in the title before one in the artist, then a track,
+    then the cast, then the description, and each product gets
+    ``matched`` ("track: Inject The Venom").
+    """
+    words = search_words(text)
+    if not words:
+        return ProductQuery(manager, None, [])
+    return ProductListing(manager, [{"keywords": word} for word in words], SEARCH_SORTS[sort],
+                          page_hint=page_hint(page, per_page),
+                          stages=search_ranking(words), extra_fields=RANK_FIELDS)
+
+
+def suggest_query(prefix):
+    """``(filter, sort)`` of the products whose title starts with ``prefix`` (any case,
+    leading spaces dropped, cut to ``MAX_SUGGEST_PREFIX``), or None for a blank prefix.
+
+    Seed 001's index-friendly prefix pattern over ``title_lower``, written as
+    a range (``prefix_range``: SecantusDB uses no index for a ``$regex``).
+    """
+    prefix = lower_title(str(prefix)).lstrip()[:MAX_SUGGEST_PREFIX]
+    if not prefix:
+        return None
+    return {"title_lower": prefix_range(prefix)}, _SUGGEST_SORT

@@ -1,6 +1,6 @@
 """Inventory and carts (seed 003): stock with embedded reservations, aging carts.
 
-The shapes are DESIGN.md's ``inventory`` and ``carts`` collections::
+The shapes of the ``inventory`` and ``carts`` collections (docs/collections.md)::
 
     inventory  {_id: sku, qty, stocked, carted: [{qty, cart_id, timestamp}, ...]}
     carts      {_id: random string, status, last_modified,
@@ -11,7 +11,7 @@ The shapes are DESIGN.md's ``inventory`` and ``carts`` collections::
 ``check_inventory`` can verify the invariant
 ``qty + sum(carted.qty) + sold == stocked`` (``sold`` comes from the lines of
 complete carts). Change them only through ``Inventory.objects`` and
-``Cart.objects`` (``inventory/managers.py``): their operations are the
+``Cart.objects`` (``inventory/managers/``): their operations are the
 seed's conditional single-document updates.
 """
 

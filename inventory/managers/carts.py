@@ -183,6 +183,18 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
             return False
         return write()
 
+    def _follow_line(self, cart_id, sku, delta, moment):
+        """Move the reservation of ``sku`` by ``delta`` units after its cart line moved by ``delta``
+        (``Inventory.objects.change_reservation``, through ``_reserve``). When refused, the line
+        takes ``delta`` back (one more write) and the refusal is raised."""
+        if self._reserve(sku, lambda: _stock().change_reservation(cart_id, sku, delta, moment)):
+            return
+        self.collection.update_one(
+            {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
+            {"$inc": {"items.$.qty": -delta}},
+        )
+        raise self._inventory_refusal(sku, delta)
+
     def add_item(self, cart_id, sku, qty, details, max_qty):
         """Put ``qty`` units of ``sku`` in the cart: seed 003 ``add_item_to_cart``, seed bug fixed.
 
@@ -227,13 +239,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         )
         if cart is None:
             raise self._refusal(cart_id, sku, max_qty=max_qty)
-        reserved = self._reserve(sku, lambda: _stock().change_reservation(cart_id, sku, qty, moment))
-        if not reserved:
-            self.collection.update_one(
-                {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
-                {"$inc": {"items.$.qty": -qty}},
-            )
-            raise self._inventory_refusal(sku, qty)
+        self._follow_line(cart_id, sku, qty, moment)
         return self._units(cart)
 
     def update_quantity(self, cart_id, sku, qty):
@@ -268,13 +274,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         delta = qty - old
         if delta == 0:
             return units
-        reserved = self._reserve(sku, lambda: _stock().change_reservation(cart_id, sku, delta, moment))
-        if not reserved:
-            self.collection.update_one(
-                {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
-                {"$inc": {"items.$.qty": -delta}},
-            )
-            raise self._inventory_refusal(sku, delta)
+        self._follow_line(cart_id, sku, delta, moment)
         return units
 
     def remove_item(self, cart_id, sku):

@@ -9,7 +9,10 @@ their rules (which carts are live, batches):
   here; their reservations go back through ``Inventory.objects.return_reservations``.
 * ``ReservationCleanup`` (``Inventory.objects``): ``cleanup``
   (``cleanup_inventory``), which settles the reservations a crash between
-  a cart write and its inventory write left behind.
+  a cart write and its inventory write left behind. Fixed seed bug
+  (docs/operations.md): cleanup keeps the carted entry apart from the cart.
+  It never returns the reservation of a *complete* cart to stock: those
+  units are sold, and the entry is only dropped.
 
 Each writes only its own manager's collection and reads the other through
 its manager.

@@ -12,11 +12,10 @@ cart; staff and commands to restock.
 
 Fixed seed bugs (docs/operations.md): checkout pulls
 ``{'carted': {'cart_id': id}}``; ``update_quantity`` sets
-``carted.$.timestamp``; cleanup keeps the carted entry apart from the cart.
-Conditions on two fields of one ``carted`` entry use ``$elemMatch`` (the
-seed's ``{'carted.cart_id': c, 'carted.qty': q}`` can match two different
-entries). Cleanup never returns the reservation of a *complete* cart to
-stock: those units are sold, and the entry is only dropped.
+``carted.$.timestamp``. Conditions on two fields of one ``carted`` entry use
+``$elemMatch`` (the seed's ``{'carted.cart_id': c, 'carted.qty': q}`` can
+match two different entries). ``cleanup`` (``cleanup_inventory``) is in
+``recovery.py``.
 """
 
 from django.db import models

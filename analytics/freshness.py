@@ -20,7 +20,7 @@ from django.conf import settings
 
 from shop import clock
 
-from .managers import TAKEOVER_AFTER_SECONDS
+from .managers.rollups import TAKEOVER_AFTER_SECONDS
 from .models import RollupProgress
 
 #: Events recorded in the last seconds wait for the next rollup, so that a write

@@ -1,10 +1,16 @@
-"""The analytics' indexes: on ``events`` and on every ``stats.*`` level, each ``(keys, options)``
-as pymongo's ``create_index`` takes them."""
+"""The analytics' indexes: ``INDEXES``, on ``events`` and on every ``stats.*`` level, each
+``(keys, options)`` as pymongo's ``create_index`` takes them, collected by
+``shop.mongo.indexes.registry``.
 
-from django.db import connections
+``analytics``' migration 0002 creates them (its own literal copy);
+``ensure_indexes`` checks them.
+"""
+
 from pymongo import ASCENDING
 
-EVENT_INDEXES = [
+from .periods import LEVELS
+
+_EVENT_INDEXES = [
     # The rollups' watermark: events recorded since the last run.
     ([("recorded", ASCENDING)], {"name": "recorded"}),
     # Recomputing the hours a run touches.
@@ -14,25 +20,10 @@ EVENT_INDEXES = [
     # Imports look their lines up by ref.
     ([("ref", ASCENDING)], {"name": "ref", "sparse": True}),
 ]
-STATS_INDEXES = [
+_STATS_INDEXES = [
     ([("k", ASCENDING), ("d", ASCENDING)], {"name": "key_period"}),
     ([("kind", ASCENDING), ("d", ASCENDING)], {"name": "kind_period"}),
     ([("d", ASCENDING)], {"name": "period"}),
 ]
 
-
-def create_analytics_indexes(using="default"):
-    """Create the indexes of ``events`` and every ``stats.*`` level (idempotent).
-
-    Returns the list of index names. Called by the analytics migration.
-    """
-    connection = connections[using]
-    names = []
-    for keys, options in EVENT_INDEXES:
-        names.append(connection.get_collection("events").create_index(keys, **options))
-    from .managers import LEVELS
-
-    for level in LEVELS:
-        for keys, options in STATS_INDEXES:
-            names.append(connection.get_collection(level.collection).create_index(keys, **options))
-    return names
+INDEXES = {"events": _EVENT_INDEXES, **{level.collection: _STATS_INDEXES for level in LEVELS}}

@@ -1,10 +1,14 @@
-"""Analytics documents: the raw ``events`` and the progress of the rollups.
+"""Analytics' models: the raw ``events``, the rollups' progress and the rollup levels' buckets.
 
-The rollup levels themselves (``stats.hourly`` ... ``stats.yearly``) are
-written and read by ``RollupProgress.objects`` (``RollupManager``) with the
-aggregation pipeline only; their buckets have string ``_id`` values
-(``"<key>|<period start>"``), which is what ``$merge`` needs to replace a
-bucket in place, so they have no ORM model.
+* ``Event`` (``events``): what shoppers did; written by ``Event.objects``
+  (``analytics/managers/events.py``), reported on by ``Event.reports``
+  (``analytics/managers/reports.py``).
+* ``RollupProgress`` (``stats.progress``): how far the rollups got;
+  ``RollupProgress.objects`` (``analytics/managers/rollups.py``) runs them.
+* ``HourlyStat`` ... ``YearlyStat`` (``stats.hourly`` ... ``stats.yearly``,
+  the levels of ``analytics/periods.py``): one bucket per key and period,
+  with a string ``_id`` (``"<key>|<period start>"``, what ``$merge`` needs
+  to replace a bucket in place). Only the rollups' pipelines write them.
 """
 
 from django.db import models
@@ -81,7 +85,7 @@ class Bucket(models.Model):
     lines, ``mean`` = total / count, ``units`` the units sold, ``views`` and
     ``carts`` the product views and add-to-cart events. Written only by
     ``RollupProgress.objects.rollup``; these models let Django create and
-    flush the collections and the admin read them.
+    flush the collections.
     """
 
     id = models.CharField(primary_key=True, max_length=300, db_column="_id")

@@ -23,8 +23,9 @@ from django.views.decorators.http import require_POST
 from .charts import revenue_and_units_svg
 from .freshness import ensure_fresh
 from .funnel import funnel
-from .managers import TAKEOVER_AFTER_SECONDS, period_end
+from .managers.rollups import TAKEOVER_AFTER_SECONDS
 from .models import Event, RollupProgress
+from .periods import period_end
 
 UTC = datetime.UTC
 

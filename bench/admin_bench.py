@@ -19,21 +19,12 @@ full Google taxonomy's size and depth (5,582 categories on 7 levels).
 """
 
 import argparse
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
-os.environ.setdefault("DJANGO_DEBUG", "1")
-os.environ.setdefault("MONGODB_NAME", "shop_bench")
-os.environ.setdefault("SHOP_LOAD_DEMO_CATALOG", "0")
+import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
 
-import django  # noqa: E402
-
-django.setup()
+benchsetup.development()
 
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
@@ -43,7 +34,7 @@ from django.test import Client  # noqa: E402
 from catalog.models import Category  # noqa: E402
 from shop.mongo import engine  # noqa: E402
 from shop.mongo.counter import count_operations  # noqa: E402
-from tests.tree_check import insert_tree  # noqa: E402
+from tests.support.tree import insert_tree  # noqa: E402
 
 
 def shape(size):

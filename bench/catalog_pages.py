@@ -17,28 +17,14 @@ products). Usage::
 """
 
 import argparse
-import os
 import random
 import re
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
-os.environ.setdefault("MONGODB_NAME", "shop_bench")
-os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-secret-key")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver")
-# Production settings over the test client's plain http: no https redirect, static
-# files collected to a scratch directory, no per-request log line on the console.
-os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
-os.environ.setdefault("DJANGO_STATIC_ROOT", tempfile.mkdtemp(prefix="shop-bench-static-"))
-os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
 
-import django  # noqa: E402
-
-django.setup()
+benchsetup.production()
 
 from bson import ObjectId  # noqa: E402
 from django.core.management import call_command  # noqa: E402

@@ -21,19 +21,12 @@ import argparse
 import datetime
 import os
 import random
-import sys
 import threading
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
-os.environ.setdefault("DJANGO_DEBUG", "1")
-os.environ.setdefault("MONGODB_NAME", "shop_bench")
+import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
 
-import django  # noqa: E402
-
-django.setup()
+benchsetup.development()
 
 from django.core.management import call_command  # noqa: E402
 

@@ -91,7 +91,7 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from analytics.managers import LEVELS
+    from analytics.periods import LEVELS
     from catalog.models import Product
     from shop.mongo import engine, get_collection
 

@@ -1,6 +1,6 @@
 """Catalog documents: categories with embedded ancestors, products with typed details.
 
-The shapes are DESIGN.md's ``categories`` and ``products`` collections (seeds
+The shapes are ``docs/collections.md``'s ``categories`` and ``products`` (seeds
 000 and 001). Money is integer cents; times are UTC. The ORM serves forms,
 the admin and simple reads; the seeds' multi-document operations live on the
 managers (``catalog/managers.py``).

@@ -1,6 +1,6 @@
 """Inventory and carts (seed 003): stock with embedded reservations, aging carts.
 
-The shapes of the ``inventory`` and ``carts`` collections (docs/collections.md)::
+The shapes are ``docs/collections.md``'s ``inventory`` and ``carts``::
 
     inventory  {_id: sku, qty, stocked, carted: [{qty, cart_id, timestamp}, ...]}
     carts      {_id: random string, status, last_modified,

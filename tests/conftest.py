@@ -4,6 +4,9 @@ the Chinook catalog, small category trees."""
 import pytest
 from django.core.management import call_command
 
+# Fixtures shared by the apps' tests: ``browser`` (headless Chromium), ``sales`` and ``staff_client``.
+pytest_plugins = ["tests.support.browser", "tests.support.sales"]
+
 
 @pytest.fixture(autouse=True)
 def _database(db):

@@ -1,17 +1,26 @@
 """``Product.title_lower`` for the prefix search: the field, its value on the
 products already stored, and the new seed-style indexes (title_lower, and
-type + artist + issue date), created with pymongo's create_index."""
+type + artist + issue date), created with pymongo's create_index (this
+migration's own copy of their specs; 0004 replaces the type + artist one)."""
 
 from django.db import migrations, models
 
+INDEXES = {
+    "products": [
+        ([("type", 1), ("details.artist", 1), ("details.issue_date", -1)], {"name": "type_artist_issue_date"}),
+        ([("title_lower", 1), ("_id", 1)], {"name": "title_lower"}),
+    ],
+}
+
 
 def fill_and_index(apps, schema_editor):
-    from catalog.indexes import create_catalog_indexes
     from catalog.managers import fill_title_lower
+
+    from shop.mongo.indexes import create_indexes
 
     alias = schema_editor.connection.alias
     fill_title_lower(alias)
-    create_catalog_indexes(alias)
+    create_indexes(alias, INDEXES)
 
 
 class Migration(migrations.Migration):

@@ -1,13 +1,21 @@
 """Indexes on the reservations (seed 003) that Django cannot declare: carted.cart_id and
-carted.timestamp, created with pymongo's create_index."""
+carted.timestamp, created with pymongo's create_index (this migration's own copy of
+their specs)."""
 
 from django.db import migrations
 
+INDEXES = {
+    "inventory": [
+        ([("carted.cart_id", 1)], {"name": "carted_cart_id"}),
+        ([("carted.timestamp", 1)], {"name": "carted_timestamp"}),
+    ],
+}
+
 
 def create_indexes(apps, schema_editor):
-    from inventory.indexes import create_inventory_indexes
+    from shop.mongo.indexes import create_indexes
 
-    create_inventory_indexes(schema_editor.connection.alias)
+    create_indexes(schema_editor.connection.alias, INDEXES)
 
 
 class Migration(migrations.Migration):

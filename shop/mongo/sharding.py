@@ -1,11 +1,19 @@
 """Sharding the shop's collections on a sharded cluster (``shard_collections``).
 
-The shard keys are DESIGN.md's, from the seeds' "Sharding Concerns"
-sections: categories and inventory by ``_id``; carts by a hashed ``_id``;
-products by ``(type, details.genre, sku)`` (seed 001: most queries name the
-type, then the genre; the SKU splits big genres); events by ``(userid, ts)``
-(seed 001: not the timestamp alone, which would send every insert to one
-shard); the ``stats.*`` rollups by ``_id``.
+The plan, and what each key costs, is ``docs/sharding.md``. In short:
+``categories`` (seed 000: small) and ``counters`` stay unsharded;
+``products`` on ``{sku: 1}`` (not the seed's ``(type, details.genre, sku)``:
+``details.genre`` is an array, and a shard key's index cannot be multikey);
+``inventory`` on its ``_id`` (the SKU); ``carts`` and ``orders`` on a hashed
+``_id`` (ObjectIds grow: a ranged key would send every insert to the last
+chunk); ``events`` on ``(userid, ts)`` (seed 001: not the timestamp alone);
+each ``stats.*`` level on ``_id``.
+
+MongoDB enforces a unique index on a sharded collection only when the index
+starts with the shard key, and refuses to shard a collection holding any
+other. ``products``' unique ``sku`` index is its shard key's own index and
+stays; ``orders``' unique ``number`` and ``cart_id`` are replaced by plain
+indexes first (what guards those values then: ``docs/sharding.md``).
 
 Only a ``mongos`` (the router of a sharded cluster) accepts these commands.
 """
@@ -13,18 +21,26 @@ Only a ``mongos`` (the router of a sharded cluster) accepts these commands.
 from django.db import connections
 from pymongo.errors import OperationFailure
 
+from analytics.periods import LEVELS
+from shop.mongo.indexes import MISSING, ensure_index, find_index
+
+#: The shop's collections the plan leaves unsharded (on the database's primary shard); Django's own
+#: (users, sessions, ...) stay unsharded too.
+UNSHARDED = ("categories", "counters", "stats.progress")
+
+#: ``(collection, shard key, unique)`` in the order they are sharded.
 SHARD_KEYS = [
-    ("categories", {"_id": 1}),
-    ("products", {"type": 1, "details.genre": 1, "sku": 1}),
-    ("inventory", {"_id": 1}),
-    ("carts", {"_id": "hashed"}),
-    ("events", {"userid": 1, "ts": 1}),
-    ("stats.hourly", {"_id": 1}),
-    ("stats.daily", {"_id": 1}),
-    ("stats.weekly", {"_id": 1}),
-    ("stats.monthly", {"_id": 1}),
-    ("stats.yearly", {"_id": 1}),
+    ("products", {"sku": 1}, True),
+    ("inventory", {"_id": 1}, False),
+    ("carts", {"_id": "hashed"}, False),
+    ("orders", {"_id": "hashed"}, False),
+    ("events", {"userid": 1, "ts": 1}, False),
+    *[(level.collection, {"_id": 1}, False) for level in LEVELS],
 ]
+
+#: Unique single-field indexes a collection's shard key cannot keep: each is
+#: replaced by a plain index on the same field before the collection is sharded.
+UNIQUE_BEFORE_SHARDING = {"orders": ("number", "cart_id")}
 
 
 def _client(alias):
@@ -61,40 +77,69 @@ def describe_server(hello):
 
 
 def shard_collections(alias="default"):
-    """Enable sharding of the database, then shard each collection of ``SHARD_KEYS``.
+    """Enable sharding of the database, then shard each collection of ``SHARD_KEYS``, in order.
 
-    Before sharding on a key other than ``_id``, creates the index the key
-    needs. Yields ``(command, answer, ok)`` for each command sent, in order:
-    ``command`` a short description (``"shardCollection shop.products
+    For each collection: first the unique indexes its key cannot keep
+    (``UNIQUE_BEFORE_SHARDING``: drop, then a plain index on the same
+    field), then the index the key needs (unless the key is the ranged
+    ``_id``; an index with the same keys counts whatever its name), then
+    ``shardCollection``. Yields ``(command, answer, ok)`` for each command
+    sent: ``command`` a short description (``"shardCollection shop.products
     {...}"``), ``answer`` the server's answer or refusal (a dict), ``ok``
-    whether it succeeded. A refusal does not stop the others (e.g. MongoDB
-    refuses a shard key that a unique index does not start with). Call it on
-    a mongos only (``is_mongos``).
+    whether it succeeded. A refusal does not stop the others. Safe to run
+    again. Call it on a mongos only (``is_mongos``).
     """
     name = connections[alias].settings_dict["NAME"]
-    yield _run(alias, f"enableSharding {name}", "enableSharding", name)
-    for collection, key in SHARD_KEYS:
+    yield _run(f"enableSharding {name}", admin_command, alias, "enableSharding", name)
+    for collection, key, unique in SHARD_KEYS:
         namespace = f"{name}.{collection}"
+        for field in UNIQUE_BEFORE_SHARDING.get(collection, ()):
+            yield _run(f"dropIndex {namespace} unique {field}",
+                       drop_unique_index, alias, collection, field)
+            yield _run(f"createIndex {namespace} {{{field!r}: 1}}",
+                       create_index, alias, collection, {field: 1})
         if key != {"_id": 1}:
             # A collection that holds documents needs an index starting with its shard key.
-            yield _run_index(alias, collection, key, f"createIndex {namespace} {key}")
-        yield _run(alias, f"shardCollection {namespace} {key}", "shardCollection", namespace, key=key)
+            yield _run(f"createIndex {namespace} {key}", create_index, alias, collection, key)
+        options = {"key": key, "unique": True} if unique else {"key": key}
+        yield _run(f"shardCollection {namespace} {key}", admin_command, alias,
+                   "shardCollection", namespace, **options)
 
 
-def create_shard_key_index(alias, collection, key):
-    """Create the index ``key`` (a dict) on ``collection`` (idempotent); returns its name."""
-    return connections[alias].get_collection(collection).create_index(list(key.items()))
+def create_index(alias, collection, key):
+    """Make sure ``collection`` has an index on ``key`` (a dict), named after its fields.
+
+    An index with the same keys counts whatever its name and options (the
+    unique ``sku`` index serves ``products``' key). Returns ``{"ok": 1,
+    "name": ..., "status": "present" | "created"}``. Raises
+    ``OperationFailure`` when the server refuses to create it.
+    """
+    keys = list(key.items())
+    options = {"name": "_".join(field.replace(".", "_") + ("_hashed" if kind == "hashed" else "")
+                                for field, kind in key.items())}
+    status, detail = ensure_index(connections[alias].get_collection(collection), keys, options)
+    if status == MISSING:
+        raise OperationFailure(detail, details={"ok": 0, "errmsg": detail})
+    return {"ok": 1, "name": detail, "status": status}
 
 
-def _run_index(alias, collection, key, description):
+def drop_unique_index(alias, collection, field):
+    """Drop the unique index on ``field`` alone of ``collection``, if there is one.
+
+    Returns ``{"ok": 1, "dropped": name or None}``. Raises
+    ``OperationFailure`` when the server refuses.
+    """
+    target = connections[alias].get_collection(collection)
+    information = target.index_information()
+    name = find_index(information, [(field, 1)])
+    if name is None or not information[name].get("unique"):
+        return {"ok": 1, "dropped": None}
+    target.drop_index(name)
+    return {"ok": 1, "dropped": name}
+
+
+def _run(description, function, *args, **kwargs):
     try:
-        return description, {"ok": 1, "name": create_shard_key_index(alias, collection, key)}, True
-    except OperationFailure as error:
-        return description, error.details or {"ok": 0, "errmsg": str(error)}, False
-
-
-def _run(alias, description, *args, **kwargs):
-    try:
-        return description, admin_command(alias, *args, **kwargs), True
+        return description, function(*args, **kwargs), True
     except OperationFailure as error:
         return description, error.details or {"ok": 0, "errmsg": str(error)}, False

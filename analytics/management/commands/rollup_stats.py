@@ -6,7 +6,7 @@ the last run are recomputed. Periods are UTC: hours, days, ISO weeks (Monday
 from the 1st, years from January 1st. Events recorded in the last ``--lag`` seconds
 (default 60, as in the seed) wait for the next run, so that a write still
 in flight when the run starts is not skipped. Safe to re-run, and after a
-crash: see ``analytics.managers.RollupManager``. When another run (another
+crash: see ``analytics.managers.rollups.RollupManager``. When another run (another
 command, or the dashboard rolling up on opening) holds the range, it says so
 and writes nothing; a range claimed more than ``--takeover-after`` seconds
 ago (default 300) is a crashed run's, redone first.
@@ -17,7 +17,7 @@ import datetime
 from django.core.management.base import BaseCommand, CommandError
 
 from shop import clock
-from analytics.managers import TAKEOVER_AFTER_SECONDS
+from analytics.managers.rollups import TAKEOVER_AFTER_SECONDS
 from analytics.models import RollupProgress
 from shop.commandlog import log_change
 

@@ -1,10 +1,10 @@
-"""``python manage.py check_inventory``: verify the stock invariant for every SKU (docs/collections.md).
+"""``python manage.py check_inventory``: verify the stock invariant for every SKU.
 
 ``qty + sum(carted.qty) + sold == stocked``, ``qty >= 0``, every reservation
-positive and at most one per cart. Exits non-zero listing the offending SKUs.
-The command lives in the orders app because ``sold`` comes from the orders
-(``Order.objects.sold_by_sku``): the check itself is ``inventory.invariant``,
-which does not import the orders.
+positive and at most one per cart (``docs/collections.md``, "inventory").
+Exits non-zero listing the offending SKUs. The command lives in the orders
+app because ``sold`` comes from the orders (``Order.objects.sold_by_sku``):
+the check itself is ``inventory.invariant``, which does not import the orders.
 """
 
 from django.core.management.base import BaseCommand, CommandError

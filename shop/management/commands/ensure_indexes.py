@@ -1,28 +1,19 @@
 """``python manage.py ensure_indexes``: check every index the shop needs, create what is missing.
 
-``migrate`` creates the models' own indexes and the seed indexes
-(``catalog.managers.CATEGORY_INDEXES`` and ``PRODUCT_INDEXES``,
-``inventory.managers.INVENTORY_INDEXES``). This command checks all of them
-and creates what is missing (an index dropped by hand, a database restored
-without indexes), so it is safe to run at every deployment (idempotent).
-Each index is reported as created, present or missing. Exits non-zero when
-an index is missing (the server refused it, or ``--check``).
+The indexes are the registry's (``shop.mongo.indexes.registry``: every
+app's ``indexes.py``, analytics' ``events`` and ``stats.*`` included), which
+``migrate`` creates. This command checks all of them and creates what is
+missing (an index dropped by hand, a database restored without indexes), so
+it is safe to run at every deployment (idempotent). Each index is reported as
+created, present or missing. Exits non-zero when an index is missing (the
+server refused it, or ``--check``).
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.indexes import CATEGORY_INDEXES, PRODUCT_INDEXES
-from inventory.indexes import INVENTORY_INDEXES
 from shop.commandlog import log_change
 from shop.mongo import get_collection
-from shop.mongo.indexes import CREATED, MISSING, ensure_index
-
-# (collection, [(keys, options), ...]) for every index ensure_indexes manages.
-EXPECTED_INDEXES = [
-    ("categories", CATEGORY_INDEXES),
-    ("products", PRODUCT_INDEXES),
-    ("inventory", INVENTORY_INDEXES),
-]
+from shop.mongo.indexes import CREATED, MISSING, ensure_index, registry
 
 
 class Command(BaseCommand):
@@ -36,7 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         alias, create = options["database"], not options["check"]
         failures, counts = [], {"created": 0, "present": 0, "missing": 0}
-        for table, indexes in EXPECTED_INDEXES:
+        for table, indexes in registry().items():
             collection = get_collection(table, alias)
             for keys, index_options in indexes:
                 status, detail = ensure_index(collection, keys, index_options, create=create)

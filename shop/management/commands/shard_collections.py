@@ -1,5 +1,5 @@
-"""``python manage.py shard_collections``: shard the shop's collections with
-DESIGN.md's shard keys (``shop.mongo.sharding.SHARD_KEYS``), printing each
+"""``python manage.py shard_collections``: shard the shop's collections with the plan's
+shard keys (``shop.mongo.sharding.SHARD_KEYS``, ``docs/sharding.md``), printing each
 command's answer.
 
 Only a sharded cluster can do this: on the local server, or on any server
@@ -33,5 +33,6 @@ class Command(BaseCommand):
             if not ok:
                 refused.append(command.split(" ")[1])
         if refused:
-            raise CommandError(f"The cluster refused {len(refused)} command(s): {', '.join(refused)}.")
+            namespaces = ", ".join(dict.fromkeys(refused))
+            raise CommandError(f"The cluster refused {len(refused)} command(s): {namespaces}.")
         self.stdout.write(self.style.SUCCESS("Every collection is sharded."))

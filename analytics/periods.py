@@ -1,0 +1,103 @@
+"""The rollup levels and their periods (seed 001 "Hierarchical Aggregation").
+
+``LEVELS``: the hierarchy ``stats.hourly`` -> ``stats.daily`` -> ``stats.weekly``
+and ``stats.daily`` -> ``stats.monthly`` -> ``stats.yearly``, each ``Level``
+naming its collection (``level.collection``); the index specs, the rollups and
+the sharding plan read the ``stats.*`` collection names from here. The period
+functions work on aware UTC datetimes.
+"""
+
+import datetime
+from dataclasses import dataclass
+
+from shop import clock
+
+
+@dataclass(frozen=True)
+class Level:
+    """One rollup level: its name, the level it is rolled up from (None: the events), its period."""
+
+    name: str
+    source: str | None
+    unit: str
+
+    @property
+    def collection(self):
+        """The level's collection name: ``"stats.<name>"``."""
+        return f"stats.{self.name}"
+
+
+#: Seed 001's hierarchy, in the order a run writes it.
+LEVELS = [
+    Level("hourly", None, "hour"),
+    Level("daily", "hourly", "day"),
+    Level("weekly", "daily", "week"),
+    Level("monthly", "daily", "month"),
+    Level("yearly", "monthly", "year"),
+]
+LEVELS_BY_NAME = {level.name: level for level in LEVELS}
+
+
+def period_start(unit, moment):
+    """The start (aware UTC) of the ``unit`` period holding ``moment``.
+
+    Units: ``hour``, ``day``, ``week`` (ISO weeks: Monday 00:00 UTC, so a
+    week may span two months or two years; the seed's weekly map used an
+    undefined ``dt``), ``month``, ``year`` (January 1st: the seed's yearly
+    map built February 1st, JavaScript months starting at 0).
+    """
+    moment = clock.aware(moment)
+    if unit == "hour":
+        return moment.replace(minute=0, second=0, microsecond=0)
+    day = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    if unit == "day":
+        return day
+    if unit == "week":
+        return day - datetime.timedelta(days=day.weekday())
+    if unit == "month":
+        return day.replace(day=1)
+    if unit == "year":
+        return day.replace(month=1, day=1)
+    raise ValueError(f"Unknown period unit {unit!r}.")
+
+
+def period_end(unit, start):
+    """The start of the period after the ``unit`` period starting at ``start``."""
+    if unit == "hour":
+        return start + datetime.timedelta(hours=1)
+    if unit == "day":
+        return start + datetime.timedelta(days=1)
+    if unit == "week":
+        return start + datetime.timedelta(days=7)
+    if unit == "month":
+        return start.replace(year=start.year + start.month // 12, month=start.month % 12 + 1)
+    if unit == "year":
+        return start.replace(year=start.year + 1)
+    raise ValueError(f"Unknown period unit {unit!r}.")
+
+
+def ranges_covering(unit, starts, max_ranges=16):
+    """Few ``(start, end)`` ranges covering the ``unit`` periods starting at ``starts``.
+
+    Adjacent periods are joined; past ``max_ranges`` ranges, the smallest
+    gaps are closed too (recomputing a bucket that did not change is
+    harmless: it gives the same figures), so a match stays small.
+    """
+    ranges = []
+    for start in sorted(set(starts)):
+        end = period_end(unit, start)
+        if ranges and ranges[-1][1] >= start:
+            ranges[-1][1] = max(ranges[-1][1], end)
+        else:
+            ranges.append([start, end])
+    if len(ranges) > max_ranges:
+        gaps = sorted(range(len(ranges) - 1), key=lambda i: ranges[i + 1][0] - ranges[i][1])
+        keep = set(gaps[len(gaps) - (max_ranges - 1):])  # the largest gaps stay open
+        joined = [ranges[0]]
+        for i in range(1, len(ranges)):
+            if i - 1 in keep:
+                joined.append(ranges[i])
+            else:
+                joined[-1][1] = ranges[i][1]
+        ranges = joined
+    return [tuple(r) for r in ranges]

@@ -1,0 +1,41 @@
+"""Start Django for a benchmark script run as ``python bench/<script>.py`` from the project.
+
+``production()`` uses the production settings over the test client's plain
+http: no https redirect, static files collected to a scratch directory, no
+per-request log line. ``development()`` uses ``DJANGO_DEBUG=1``. Both work in
+the database ``shop_bench`` (on the local server unless ``MONGODB_URI`` is
+set) and never load the demo catalog on their own. Any variable already set
+in the environment wins.
+"""
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _start(environ):
+    for name, value in {"DJANGO_SETTINGS_MODULE": "shop.settings", "MONGODB_NAME": "shop_bench",
+                        "SHOP_LOAD_DEMO_CATALOG": "0", **environ}.items():
+        os.environ.setdefault(name, value)
+    import django
+
+    django.setup()
+
+
+def production():
+    """Set up Django with the production settings (see the module docstring)."""
+    _start({
+        "DJANGO_SECRET_KEY": "benchmark-only-secret-key",
+        "DJANGO_ALLOWED_HOSTS": "testserver",
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_STATIC_ROOT": tempfile.mkdtemp(prefix="shop-bench-static-"),
+        "DJANGO_LOG_LEVEL": "WARNING",
+    })
+
+
+def development():
+    """Set up Django with ``DJANGO_DEBUG=1``."""
+    _start({"DJANGO_DEBUG": "1"})

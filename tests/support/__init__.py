@@ -1,0 +1,1 @@
+"""Helpers shared by the tests of several apps: none of them is a test."""

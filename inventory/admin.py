@@ -29,7 +29,7 @@ from django.utils.timesince import timesince
 
 from catalog.templatetags.shop import money
 
-from .managers import StockError
+from .exceptions import StockError
 from .models import Cart, Inventory
 
 

@@ -11,7 +11,7 @@ The shapes are ``docs/collections.md``'s ``inventory`` and ``carts``::
 ``check_inventory`` can verify the invariant
 ``qty + sum(carted.qty) + sold == stocked`` (``sold`` comes from the lines of
 complete carts). Change them only through ``Inventory.objects`` and
-``Cart.objects`` (``inventory/managers.py``): their operations are the
+``Cart.objects`` (``inventory/managers/``): their operations are the
 seed's conditional single-document updates.
 """
 

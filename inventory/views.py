@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from catalog.models import Product
 
 from .forms import LineForm, RemoveForm
-from .managers import CartInactive, InventoryError
+from .exceptions import CartInactive, InventoryError
 from .models import Cart, Inventory
 from .signals import line_added
 from .wording import refusal

@@ -4,7 +4,7 @@ The managers' exceptions name SKUs (they serve staff and commands too);
 ``refusal`` words them for the storefront with the title the view knows.
 """
 
-from .managers import InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
+from .exceptions import InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
 
 
 def refusal(error, title):

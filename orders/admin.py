@@ -15,7 +15,7 @@ from django.utils.safestring import mark_safe
 from catalog.templatetags.shop import money
 
 from . import fulfilment, numbers
-from .managers import InvalidTransition, OrderError
+from .exceptions import InvalidTransition, OrderError
 from .models import Order
 
 

@@ -8,11 +8,11 @@ these from the orders admin.
 import logging
 
 from inventory.models import Inventory
-from inventory.payments import PaymentError, get_provider
 
 from .emails import send_shipping_notice
-from .managers import InvalidTransition, OrderError
+from .exceptions import InvalidTransition, OrderError
 from .models import Order
+from .payments import PaymentError, get_provider
 from .signals import order_status_changed
 
 logger = logging.getLogger(__name__)

@@ -17,21 +17,10 @@ from shop import clock
 from shop.mongo.collections import MongoCollectionMixin
 
 from . import numbers
+from .exceptions import InvalidTransition, OrderError
 
 COUNTERS = "counters"
 ORDER_COUNTER = "order_number"
-
-
-class OrderError(Exception):
-    """An order change that was refused; ``str()`` is a message fit for a shopper or staff."""
-
-
-class InvalidTransition(OrderError):
-    """The order is not in a status the requested one may follow (someone changed it meanwhile)."""
-
-    def __init__(self, number, status, wanted):
-        self.number, self.status, self.wanted = number, status, wanted
-        super().__init__(f"Order {number} is {status}: it cannot become {wanted}.")
 
 
 def _as_read(value):

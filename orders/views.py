@@ -11,15 +11,14 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from catalog.models import Product
-from inventory.forms import CheckoutForm
-from inventory.managers import CartInactive, InventoryError
-from inventory.payments import PaymentError, get_provider
+from inventory.exceptions import CartInactive, InventoryError
 from inventory.views import CART_ID, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 
 from . import pricing
 from .checkout import place_order
-from .forms import AddressForm
+from .forms import AddressForm, CheckoutForm
 from .models import Order
+from .payments import PaymentError, get_provider
 
 
 def _user_id(request):

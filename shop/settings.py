@@ -157,7 +157,7 @@ INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 # Below this many units available a product shows "Only N left" (issue 12).
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
-PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="inventory.payments.TestProvider")
+PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")
 
 # Orders (orders app): tax in whole percent, added to every total (lines + shipping).
 SHOP_TAX_PERCENT = env.int("SHOP_TAX_PERCENT", default=20)

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
 
-from inventory.managers import StockError
+from inventory.exceptions import StockError
 from inventory.models import Cart, Inventory
 from tests.support.inventory import add, age_carts, assert_invariant, stock
 

@@ -4,7 +4,7 @@ the SKU, then tries once more."""
 
 import pytest
 
-from inventory.managers import InadequateInventory
+from inventory.exceptions import InadequateInventory
 from inventory.models import Cart
 from shop.mongo.counter import count_operations
 

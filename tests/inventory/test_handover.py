@@ -5,12 +5,12 @@ import threading
 
 import pytest
 
+from inventory.exceptions import CartInactive, InventoryError
 from inventory.handover import hand_over
-from inventory.managers import CartInactive, InventoryError
 from inventory.models import Cart, Inventory
-from inventory.payments import Card, TestProvider
 from orders.checkout import place_order
 from orders.models import Order
+from orders.payments import Card, TestProvider
 from shop.mongo.counter import count_operations
 
 from tests.support.inventory import DETAILS, add, assert_invariant, cart_doc, inventory, stock

@@ -9,11 +9,12 @@ import threading
 
 import pytest
 
-from inventory.managers import CartChanged, CartInactive, InadequateInventory, InventoryError
+from inventory.exceptions import CartInactive, InadequateInventory, InventoryError
 from inventory.models import Cart, Inventory
-from inventory.payments import Card, TestProvider
 from orders.checkout import place_order
+from orders.exceptions import CartChanged
 from orders.models import Order
+from orders.payments import Card, TestProvider
 
 from tests.support.inventory import (
     add,

@@ -7,9 +7,9 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.core import mail
 
 from inventory.models import Cart
-from inventory.payments import Card, TestProvider
 from orders.checkout import place_order
 from orders.models import Order
+from orders.payments import Card, TestProvider
 
 from tests.support.inventory import add, assert_invariant, inventory, stock
 

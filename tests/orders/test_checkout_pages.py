@@ -4,8 +4,8 @@ import pytest
 from django.test import Client
 
 from inventory.models import Inventory
-from inventory.payments import TestProvider
 from orders.models import Order
+from orders.payments import TestProvider
 from orders.pricing import totals
 
 from tests.support.inventory import assert_invariant, cart_doc, inventory

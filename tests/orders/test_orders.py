@@ -7,11 +7,11 @@ from django.core import mail
 from django.test import override_settings
 
 from inventory.models import Cart
-from inventory.payments import Card, PaymentError, TestProvider
 from orders import fulfilment, numbers, pricing
 from orders.checkout import place_order
-from orders.managers import InvalidTransition, OrderError
+from orders.exceptions import InvalidTransition, OrderError
 from orders.models import Order
+from orders.payments import Card, PaymentError, TestProvider
 
 from tests.support.inventory import DETAILS, add, assert_invariant, inventory, stock
 
@@ -145,7 +145,7 @@ def test_placing_writes_the_order_document(chinook):
 
 
 def test_a_second_checkout_of_the_same_cart_charges_nothing():
-    from inventory.managers import CartInactive
+    from inventory.exceptions import CartInactive
 
     stock("A", 5)
     cart = cart_with(("A", 1))

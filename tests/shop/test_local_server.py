@@ -90,8 +90,8 @@ def test_dbserver_with_mongodb_uri_is_refused():
 
 CHECKOUT = """
 from inventory.models import Cart, Inventory
-from inventory.payments import Card, TestProvider
 from orders.checkout import place_order
+from orders.payments import Card, TestProvider
 Inventory.objects.ensure_stock(["DUR-1"], 5)
 cart = Cart.objects.create_cart()
 Cart.objects.add_item(cart.id, "DUR-1", 2, {"title": "Durable", "price": 1500}, 10)

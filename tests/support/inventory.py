@@ -2,7 +2,9 @@
 
 import datetime
 
+from inventory.invariant import check_invariant
 from inventory.models import Cart, Inventory
+from orders.models import Order
 
 DETAILS = {"title": "Test album", "price": 999}
 MAX_QTY = 10
@@ -47,7 +49,7 @@ def age_reservations(seconds):
 
 
 def assert_invariant():
-    assert Inventory.objects.check_invariant() == []
+    assert check_invariant(Order.objects.sold_by_sku) == []
 
 
 class Hooked:
@@ -75,18 +77,19 @@ class Hooked:
 
 
 def hook_inventory(monkeypatch, method, hook):
-    """Make the cart manager's next inventory ``method`` call run ``hook`` first; returns the proxy."""
-    from inventory.managers import CartManager
+    """Make the next ``method`` call on the inventory collection (through ``Inventory.objects``,
+    which the cart manager asks to reserve, change and release) run ``hook`` first; returns the proxy."""
+    from inventory.managers import InventoryManager
 
-    real = CartManager._inventory
+    real = InventoryManager.collection
     proxy = {}
 
-    def patched():
-        collection = real()
+    def patched(manager):
+        collection = real.fget(manager)
         if "p" not in proxy:
             proxy["p"] = Hooked(collection, method, hook)
             return proxy["p"]
         return proxy["p"] if not proxy["p"].fired else collection
 
-    monkeypatch.setattr(CartManager, "_inventory", staticmethod(patched))
+    monkeypatch.setattr(InventoryManager, "collection", property(patched))
     return proxy

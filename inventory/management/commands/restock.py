@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.models import Product
-from inventory.managers import StockError
+from inventory.exceptions import StockError
 from inventory.models import Inventory
 from shop.commandlog import log_change
 

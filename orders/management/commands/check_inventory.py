@@ -2,19 +2,22 @@
 
 ``qty + sum(carted.qty) + sold == stocked``, ``qty >= 0``, every reservation
 positive and at most one per cart (``docs/collections.md``, "inventory").
-Exits non-zero listing the offending SKUs.
+Exits non-zero listing the offending SKUs. The command lives in the orders
+app because ``sold`` comes from the orders (``Order.objects.sold_by_sku``):
+the check itself is ``inventory.invariant``, which does not import the orders.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from inventory.models import Inventory
+from inventory.invariant import check_invariant
+from orders.models import Order
 
 
 class Command(BaseCommand):
     help = "Check qty + reserved + sold == stocked for every SKU; fail listing the SKUs where not."
 
     def handle(self, *args, **options):
-        problems = Inventory.objects.check_invariant()
+        problems = check_invariant(Order.objects.sold_by_sku)
         if problems:
             for sku, reason in problems:
                 self.stderr.write(f"{sku}: {reason}")

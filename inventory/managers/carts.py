@@ -1,0 +1,342 @@
+"""``Cart.objects``: seed 003's ``carts`` collection, and the cart side of each cart change.
+
+``{_id, status, last_modified, items: [{sku, qty, details: {title, price}}],
+user_id, ...}``. Every change a shopper makes is a pair of conditional
+single-document updates, one on the cart here and one on the SKU's inventory
+document, which this manager asks ``Inventory.objects`` for (reserve, change,
+release: ``stock.py``), so that no two shoppers can take the same unit. When
+the second update is refused the first is rolled back, as the seed
+prescribes. What a crash between the two leaves behind (a reservation
+without its cart line, or a cart line without its reservation) is repaired
+by ``cleanup_inventory`` and noticed by checkout (``orders.checkout``), which
+compares the cart with its reservations before it charges.
+
+Fixed seed bugs (docs/operations.md): expiry reads the cart's ``_id``;
+adding a SKU already in the cart raises its line's quantity. Views, commands
+and admin classes call these methods; none of them builds a pymongo query.
+"""
+
+from django.apps import apps
+from django.db import models
+from pymongo import ReturnDocument
+
+from shop import clock
+from shop.mongo.collections import MongoCollectionMixin
+
+from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
+from .recovery import CartExpiry
+
+
+def _stock():
+    """``Inventory.objects``, from the app registry (``inventory.models`` imports this module)."""
+    return apps.get_model("inventory", "Inventory").objects
+
+
+class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
+    """Seed 003's cart operations on the ``carts`` collection (see the module docstring).
+
+    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``recovery.CartExpiry``.
+    """
+
+    # -- reads ---------------------------------------------------------
+
+    def get_cart(self, cart_id):
+        """The cart ``cart_id`` (one read), or None when there is none (any status)."""
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        document = self.collection.find_one({"_id": cart_id})
+        return None if document is None else self.from_document(document)
+
+    def statuses(self, cart_ids):
+        """``{cart_id: status}`` of the carts among ``cart_ids`` that exist (one read)."""
+        cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1})
+        return {d["_id"]: d["status"] for d in cursor}
+
+    def statuses_and_skus(self, cart_ids):
+        """``{cart_id: (status, {sku, ...})}`` of the carts among ``cart_ids`` that exist (one read)."""
+        cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
+        return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
+
+    # -- the cart handover at log-in (inventory.handover) -------------------
+
+    def active_cart_of(self, user_id):
+        """The raw document of account ``user_id``'s active cart (the newest), or None (one read)."""
+        cursor = self.collection.find({"user_id": str(user_id), "status": "active"}).sort(
+            "last_modified", -1).limit(1)
+        return next(iter(cursor), None)
+
+    def claim(self, cart_id, user_id):
+        """Give the active guest cart ``cart_id`` to account ``user_id``; its raw document, or None (one write).
+
+        Only a guest's cart (no ``user_id``) or one the account already has:
+        a replayed session naming another account's cart takes nothing.
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None, str(user_id)]}},
+            {"$set": {"user_id": str(user_id), "last_modified": clock.now()}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def lock_for_merge(self, cart_id, into):
+        """active -> merging for cart ``cart_id`` (about to be combined into cart ``into``).
+
+        One conditional write; returns the raw document, or None when the
+        cart is not an active guest cart (nothing to combine; another
+        account's cart is never taken). Adds to it are refused
+        from here on (``CartInactive``).
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return None
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None]}},
+            {"$set": {"status": "merging", "merged_into": into}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def unlock_merge(self, cart_id):
+        """merging -> active again (the combination was abandoned): one conditional write."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "active", "last_modified": clock.now()},
+                                    "$unset": {"merged_into": ""}})
+
+    def finish_merge(self, cart_id):
+        """merging -> merged: the cart's lines now live in the other cart (one conditional write)."""
+        self.collection.update_one({"_id": cart_id, "status": "merging"},
+                                   {"$set": {"status": "merged", "last_modified": clock.now()}})
+
+    def replace_items(self, cart_id, expected, items):
+        """Set the lines of active cart ``cart_id`` to ``items`` if they are still ``expected``.
+
+        ``expected`` is the ``items`` array as read (compare-and-set on the
+        whole array, so a concurrent add or change makes this match
+        nothing). One write; True when written.
+        """
+        return bool(self.collection.update_one(
+            {"_id": cart_id, "status": "active", "items": expected},
+            {"$set": {"items": items, "last_modified": clock.now()}},
+        ).modified_count)
+
+    def shrink_line(self, cart_id, sku, qty):
+        """Take ``qty`` units off the line of ``sku`` (dropping it at 0), whatever the cart's status.
+
+        Undoes a line change whose reservation did not follow (2 writes).
+        """
+        self.collection.update_one({"_id": cart_id, "items.sku": sku}, {"$inc": {"items.$.qty": -qty}})
+        self.collection.update_one({"_id": cart_id}, {"$pull": {"items": {"qty": {"$lte": 0}}}})
+
+    # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
+
+    def create_cart(self, user_id=""):
+        """Start an empty active cart with an unguessable id; returns the Cart (one write).
+
+        ``user_id``: the account of a signed-in shopper ("" for a guest).
+        """
+        moment = clock.now()
+        # The id is the model's default (``inventory.models.new_cart_id``).
+        document = {"_id": self.model._meta.pk.get_default(), "status": "active", "last_modified": moment, "items": [],
+                    "user_id": str(user_id or "")}
+        self.collection.insert_one(document)
+        return self.model(id=document["_id"], status="active", last_modified=moment, items=[],
+                          user_id=document["user_id"])
+
+    @staticmethod
+    def _units(document):
+        return sum(line["qty"] for line in (document or {}).get("items", []))
+
+    def _refusal(self, cart_id, sku, max_qty=None):
+        """The error for a cart write that matched nothing (one read): inactive, no line, too many."""
+        document = self.collection.find_one(
+            {"_id": cart_id}, {"status": 1, "items": {"$elemMatch": {"sku": sku}}}
+        )
+        if document is None or document["status"] != "active":
+            return CartInactive()
+        lines = document.get("items") or []
+        if not lines:
+            return NotInCart(sku)
+        if max_qty is not None:
+            return LineLimit(sku, max_qty)
+        return ReservationConflict(sku)
+
+    def _inventory_refusal(self, sku, wanted):
+        """The error for an inventory write that matched nothing (one read)."""
+        available = _stock().available(sku)
+        if available is None:
+            return UnknownSku(sku)
+        if available < wanted:
+            return InadequateInventory(sku, available)
+        return ReservationConflict(sku)
+
+    def _reserve(self, sku, write):
+        """Run ``write()``, a reservation write of ``sku`` on ``Inventory.objects`` (True when it
+        applied); when refused, reclaim the SKU's reservations held by abandoned carts
+        (``reclaim_abandoned``) and try once more. True when the write applied.
+
+        So on any set-up, with or without ``expire_carts`` in cron, an
+        abandoned cart never blocks a sale: 1 write, or when short of stock
+        1 read (+ the expiry of the abandoned carts and 1 write when there are some).
+        """
+        if write():
+            return True
+        if not self.reclaim_abandoned(sku):
+            return False
+        return write()
+
+    def _follow_line(self, cart_id, sku, delta, moment):
+        """Move the reservation of ``sku`` by ``delta`` units after its cart line moved by ``delta``
+        (``Inventory.objects.change_reservation``, through ``_reserve``). When refused, the line
+        takes ``delta`` back (one more write) and the refusal is raised."""
+        if self._reserve(sku, lambda: _stock().change_reservation(cart_id, sku, delta, moment)):
+            return
+        self.collection.update_one(
+            {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": sku},
+            {"$inc": {"items.$.qty": -delta}},
+        )
+        raise self._inventory_refusal(sku, delta)
+
+    def add_item(self, cart_id, sku, qty, details, max_qty):
+        """Put ``qty`` units of ``sku`` in the cart: seed 003 ``add_item_to_cart``, seed bug fixed.
+
+        ``details`` is ``{'title': str, 'price': cents}``; ``max_qty`` caps
+        the line's quantity. A SKU not yet in the cart costs 2 writes: the
+        cart gets the line (only while active and without a line for this
+        SKU), then ``Inventory.objects.reserve`` takes the units (only while
+        ``qty`` covers them) and records the reservation; when refused, a
+        third write rolls the cart back. A SKU already in the cart raises its
+        line's quantity instead (3 writes: the push is tried first).
+        Returns the number of units in the cart afterwards. Raises
+        ``CartInactive``, ``InadequateInventory``, ``UnknownSku``,
+        ``LineLimit``, ``ReservationConflict``; nothing is changed then.
+        """
+        moment = clock.now()
+        line = {"sku": sku, "qty": qty, "details": {"title": details["title"], "price": details["price"]}}
+        cart = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": {"$ne": sku}},
+            {"$set": {"last_modified": moment}, "$push": {"items": line}},
+            projection={"items.qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if cart is not None:
+            reserved = self._reserve(sku, lambda: _stock().reserve(cart_id, sku, qty, moment))
+            if not reserved:
+                self.collection.update_one(
+                    {"_id": cart_id, "status": {"$ne": "complete"}}, {"$pull": {"items": {"sku": sku}}}
+                )
+                raise self._inventory_refusal(sku, qty)
+            return self._units(cart)
+
+        # The SKU is in the cart already (or the cart is not active): raise the line's quantity.
+        # The line is named by an array filter, not the positional `$`: SecantusDB
+        # 0.7.0b3 refuses `$` in findAndModify; both forms mean the same on MongoDB.
+        cart = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active",
+             "items": {"$elemMatch": {"sku": sku, "qty": {"$lte": max_qty - qty}}}},
+            {"$set": {"last_modified": moment}, "$inc": {"items.$[line].qty": qty}},
+            array_filters=[{"line.sku": sku}],
+            projection={"items.qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if cart is None:
+            raise self._refusal(cart_id, sku, max_qty=max_qty)
+        self._follow_line(cart_id, sku, qty, moment)
+        return self._units(cart)
+
+    def update_quantity(self, cart_id, sku, qty):
+        """Set the quantity of the cart's line of ``sku`` to ``qty``: seed 003 ``update_quantity``.
+
+        ``qty`` 0 removes the line (``remove_item``). The cart line changes
+        first (only while the cart is active), returning its old quantity;
+        then ``Inventory.objects.change_reservation`` moves the difference
+        ``delta`` (only while ``qty`` covers an increase) into the reservation.
+        Both sides move by the same ``delta`` taken from the atomic
+        before-image of the line, so concurrent changes of one line add up
+        the same in the cart and in the reservation. A refusal takes
+        ``delta`` back off the line. 2 writes (3 with the rollback). Returns the number of units in the cart afterwards.
+        Raises ``CartInactive``, ``NotInCart``, ``InadequateInventory``,
+        ``ReservationConflict``; nothing is changed then.
+        """
+        if qty == 0:
+            return self.remove_item(cart_id, sku)
+        moment = clock.now()
+        # An array filter, not the positional `$` (SecantusDB refuses `$` in findAndModify).
+        before = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": sku},
+            {"$set": {"last_modified": moment, "items.$[line].qty": qty}},
+            array_filters=[{"line.sku": sku}],
+            projection={"items.sku": 1, "items.qty": 1},
+            return_document=ReturnDocument.BEFORE,
+        )
+        if before is None:
+            raise self._refusal(cart_id, sku)
+        old = next(line["qty"] for line in before["items"] if line["sku"] == sku)
+        units = self._units(before) - old + qty
+        delta = qty - old
+        if delta == 0:
+            return units
+        self._follow_line(cart_id, sku, delta, moment)
+        return units
+
+    def remove_item(self, cart_id, sku):
+        """Take the line of ``sku`` out of the cart and return its reservation to stock.
+
+        The cart line is pulled first (only while active), then
+        ``Inventory.objects.release`` returns the reservation (only while it
+        holds the line's quantity). A
+        line that has no reservation at all (an earlier add crashed between
+        its two writes) is simply removed. A reservation holding another
+        quantity (a change in flight) puts the line back and raises
+        ``ReservationConflict``. 2 writes. Returns the number of units in the
+        cart afterwards. Raises ``CartInactive``, ``NotInCart``.
+        """
+        moment = clock.now()
+        before = self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active", "items.sku": sku},
+            {"$set": {"last_modified": moment}, "$pull": {"items": {"sku": sku}}},
+            return_document=ReturnDocument.BEFORE,
+        )
+        if before is None:
+            raise self._refusal(cart_id, sku)
+        line = next(line for line in before["items"] if line["sku"] == sku)
+        units = self._units(before) - line["qty"]
+        if _stock().release(cart_id, sku, line["qty"]) or not _stock().holds(cart_id, sku):
+            return units
+        self.collection.update_one(
+            {"_id": cart_id, "status": {"$ne": "complete"}, "items.sku": {"$ne": sku}},
+            {"$push": {"items": line}},
+        )
+        raise ReservationConflict(sku)
+
+    # -- checkout's status changes (the checkout itself: orders.checkout) ---
+
+    def lock_for_checkout(self, cart_id):
+        """active -> pending: the cart goes to checkout and refuses changes (one conditional write).
+
+        Returns the raw cart document afterwards, or None when the cart is
+        not active (expired, in checkout, complete) or does not exist.
+        """
+        return self.collection.find_one_and_update(
+            {"_id": cart_id, "status": "active"},
+            {"$set": {"status": "pending", "last_modified": clock.now()}},
+            return_document=ReturnDocument.AFTER,
+        )
+
+    def unlock_checkout(self, cart_id):
+        """pending -> active again (payment declined, cart changed): one conditional write."""
+        self.collection.update_one(
+            {"_id": cart_id, "status": "pending"},
+            {"$set": {"status": "active", "last_modified": clock.now()}},
+        )
+
+    def finish_checkout(self, cart_id, customer_name, customer_email, payment_reference):
+        """pending -> complete, only if still pending (one conditional write); True when done.
+
+        False means ``expire_carts`` took the cart while the payment was being
+        taken. The cart's units are sold from here on.
+        """
+        done = self.collection.update_one(
+            {"_id": cart_id, "status": "pending"},
+            {"$set": {"status": "complete", "last_modified": clock.now(), "customer_name": customer_name,
+                      "customer_email": customer_email, "payment_reference": payment_reference}},
+        )
+        return bool(done.matched_count)

@@ -1,0 +1,195 @@
+"""Stock back on the shelf: seed 003's "Returning Inventory from Timed-Out Carts" and "Error Handling".
+
+Two mixins of the inventory's managers, kept together because they share
+their rules (which carts are live, batches):
+
+* ``CartExpiry`` (``Cart.objects``): ``expire`` (``expire_carts``),
+  ``expire_cart`` (staff) and ``reclaim_abandoned`` (an add short of stock
+  first expires the idle carts holding that SKU). The carts are expired
+  here; their reservations go back through ``Inventory.objects.return_reservations``.
+* ``ReservationCleanup`` (``Inventory.objects``): ``cleanup``
+  (``cleanup_inventory``), which settles the reservations a crash between
+  a cart write and its inventory write left behind. Fixed seed bug
+  (docs/operations.md): cleanup keeps the carted entry apart from the cart.
+  It never returns the reservation of a *complete* cart to stock: those
+  units are sold, and the entry is only dropped.
+
+Each writes only its own manager's collection and reads the other through
+its manager.
+"""
+
+import datetime
+import secrets
+from itertools import islice
+
+from django.apps import apps
+from django.conf import settings
+from pymongo import UpdateOne
+
+from shop import clock
+
+# Carts whose reservations must stay: the shopper is shopping or paying.
+LIVE_STATUSES = ("active", "pending")
+# Documents per bulk write or ``$in`` list in the passes over many carts or reservations.
+BATCH_SIZE = 1000
+
+
+def batched(iterable, size):
+    """Lists of at most ``size`` items from ``iterable``."""
+    iterator = iter(iterable)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def return_entry(cart_id, sku, qty):
+    """The filter and update (a pair) that give back cart ``cart_id``'s reservation of ``sku``
+    to ``qty``, matching only while that reservation holds ``qty`` units."""
+    return ({"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": qty}}},
+            {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}})
+
+
+def _carts():
+    """``Cart.objects``, from the app registry (``inventory.models`` imports the managers)."""
+    return apps.get_model("inventory", "Cart").objects
+
+
+def _stock():
+    """``Inventory.objects``, from the app registry (``inventory.models`` imports the managers)."""
+    return apps.get_model("inventory", "Inventory").objects
+
+
+class CartExpiry:
+    """Expiry of carts, mixed into ``CartManager`` (its ``collection`` is ``carts``)."""
+
+    # -- seed 003 "Returning Inventory from Timed-Out Carts" -------------
+
+    def reclaim_abandoned(self, sku, timeout=None):
+        """Expire the live carts holding a reservation of ``sku`` that have been idle for
+        ``timeout`` seconds (default ``settings.CART_TIMEOUT``), returning their stock.
+
+        Seed 003 "Returning Inventory from Timed-Out Carts", narrowed to the
+        carts holding one SKU: one read of the SKU's reservations, then, only
+        when some are older than the timeout, the carts that are really idle
+        (their ``last_modified``, not the reservation's time, decides) are
+        expired as ``expire`` does. Returns how many carts were expired.
+        """
+        timeout = settings.CART_TIMEOUT if timeout is None else timeout
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
+        stale = _stock().reserved_before(sku, threshold)
+        if not stale:
+            return 0
+        run = secrets.token_hex(8)
+        self.collection.update_many(
+            {"_id": {"$in": stale}, "status": {"$in": list(LIVE_STATUSES)},
+             "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        return self._finish_expiring(run)["expired"]
+
+    def expire(self, timeout):
+        """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
+
+        1. One ``update_many`` marks the active carts, and the pending ones
+           (a checkout that crashed after its lock: see ``orders.checkout``), older
+           than the threshold ``expiring``, tagged with this run's random
+           ``expiry_run``; a second one adopts carts left ``expiring`` by a
+           run that crashed (older than the threshold too).
+        2. One read streams this run's carts; a batch at a time, their lines'
+           reservations go back to ``qty`` (``Inventory.objects.return_reservations``: one
+           write per SKU, conditional on the reservations holding the lines'
+           quantities, so nothing is returned twice).
+        3. One ``update_many`` makes this run's carts ``expired``.
+
+        The tag keeps every step one indexed pass, without lists of ids (a
+        concurrent run that adopts a cart takes over its expiry). Safe to run
+        twice or concurrently. Returns ``{'expired': n, 'returned': n}``
+        (carts, reservations). A reservation not returned here (its quantity
+        changed in flight) is returned by ``cleanup_inventory``.
+        """
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
+        run = secrets.token_hex(8)
+        self.collection.update_many(
+            {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        self.collection.update_many(
+            {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
+            {"$set": {"expiry_run": run}},
+        )
+        return self._finish_expiring(run)
+
+    def expire_cart(self, cart_id):
+        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was live."""
+        run = secrets.token_hex(8)
+        locked = self.collection.update_one(
+            {"_id": cart_id, "status": {"$in": list(LIVE_STATUSES)}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        self._finish_expiring(run)
+        return bool(locked.matched_count)
+
+    def _finish_expiring(self, run):
+        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``)."""
+        returned = 0
+        cursor = self.collection.find(
+            {"status": "expiring", "expiry_run": run}, {"items.sku": 1, "items.qty": 1}
+        )
+        for batch in batched(cursor, BATCH_SIZE):
+            returned += _stock().return_reservations(batch)
+        expired = self.collection.update_many(
+            {"status": "expiring", "expiry_run": run},
+            {"$set": {"status": "expired", "last_modified": clock.now()}},
+        ).modified_count
+        return {"expired": expired, "returned": returned}
+
+
+class ReservationCleanup:
+    """Seed 003's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
+
+    def cleanup(self, timeout):
+        """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
+
+        Reads the stale reservations (``carted.timestamp`` below the
+        threshold) and the status and SKUs of their carts, then with one
+        ``bulk_write`` per kind and batch: refreshes the timestamp of those
+        whose cart is active or pending and still has a line for the SKU
+        (first pass); drops those of complete carts without returning them
+        (the units are sold: checkout crashed before its pull); returns the
+        others (cart expired, expiring or gone, or a live cart without the
+        line: a removal that crashed halfway) to ``qty``, each with a
+        write conditional on the entry still holding that quantity, so a
+        concurrent ``expire_carts`` or a second run cannot return it twice.
+        Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
+        """
+        threshold = clock.now() - datetime.timedelta(seconds=timeout)
+        moment = clock.now()
+        stale = []  # (sku, entry)
+        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1})
+        for document in cursor:
+            for entry in document.get("carted", []):
+                if clock.aware(entry["timestamp"]) < threshold:
+                    stale.append((document["_id"], entry))
+        report = {"refreshed": 0, "sold": 0, "returned": 0}
+        for batch in batched(stale, BATCH_SIZE):
+            carts = _carts().statuses_and_skus({entry["cart_id"] for _, entry in batch})
+            writes = {"refreshed": [], "sold": [], "returned": []}
+            for sku, entry in batch:
+                cart_id = entry["cart_id"]
+                status, skus = carts.get(cart_id, (None, ()))
+                if status in LIVE_STATUSES and sku in skus:
+                    writes["refreshed"].append(UpdateOne(
+                        {"_id": sku, "carted.cart_id": cart_id},
+                        {"$set": {"carted.$.timestamp": moment}},
+                    ))
+                elif status == "complete":
+                    writes["sold"].append(UpdateOne(
+                        {"_id": sku, "carted.cart_id": cart_id},
+                        {"$pull": {"carted": {"cart_id": cart_id}}},
+                    ))
+                else:
+                    writes["returned"].append(UpdateOne(*return_entry(cart_id, sku, entry["qty"])))
+            # One bulk per kind, so that each kind's count is that bulk's own.
+            for kind, kind_writes in writes.items():
+                if kind_writes:
+                    report[kind] += self.collection.bulk_write(kind_writes, ordered=False).modified_count
+        return report

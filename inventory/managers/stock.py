@@ -1,0 +1,334 @@
+"""``Inventory.objects``: seed 003's ``inventory`` collection, one document per SKU.
+
+``{_id: sku, qty, stocked, carted: [{qty, cart_id, timestamp}]}``: ``qty`` is
+what is still available, ``carted`` the reservations of carts. Every write
+here is one conditional single-document update (or a ``bulk_write`` of them):
+a reservation only matches while ``qty`` covers the request
+(``{'qty': {'$gte': n}}``), a return only while the entry holds the quantity
+it returns, so no unit is ever taken or given back twice. The carts
+(``Cart.objects``, ``carts.py``) ask this manager to reserve, change and
+release; checkout (``orders.checkout``) to drop the reservations of a sold
+cart; staff and commands to restock.
+
+Fixed seed bugs (docs/operations.md): checkout pulls
+``{'carted': {'cart_id': id}}``; ``update_quantity`` sets
+``carted.$.timestamp``. Conditions on two fields of one ``carted`` entry use
+``$elemMatch`` (the seed's ``{'carted.cart_id': c, 'carted.qty': q}`` can
+match two different entries). ``cleanup`` (``cleanup_inventory``) is in
+``recovery.py``.
+"""
+
+from django.db import models
+from pymongo import ReturnDocument, UpdateOne
+
+from shop import clock
+from shop.mongo.collections import MongoCollectionMixin
+
+from ..exceptions import StockError
+from .recovery import ReservationCleanup, return_entry
+
+
+class InventoryManager(ReservationCleanup, MongoCollectionMixin, models.Manager):
+    """Stock of each SKU: seed 003's ``inventory`` collection (see the module docstring).
+
+    ``cleanup`` (``cleanup_inventory``) comes from ``recovery.ReservationCleanup``.
+    """
+
+    # -- reads ---------------------------------------------------------
+
+    def available(self, sku):
+        """Units of ``sku`` still available (int), or None when the SKU has no inventory document."""
+        document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
+        return None if document is None else document["qty"]
+
+    def available_many(self, skus):
+        """``{sku: available units}`` for the SKUs of ``skus`` that have stock documents (one read)."""
+        cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1})
+        return {d["_id"]: d["qty"] for d in cursor}
+
+    def stock_many(self, skus):
+        """``{sku: (available, reserved)}`` for the SKUs of ``skus`` that have stock documents
+        (one read; reserved = units held in carts). The admin's product list uses it."""
+        cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1, "carted.qty": 1})
+        return {d["_id"]: (d["qty"], sum(e["qty"] for e in d.get("carted", []))) for d in cursor}
+
+    def skus_available(self, at_least=1, at_most=None):
+        """The SKUs with ``at_least`` to ``at_most`` (None: no bound) units available (one read).
+
+        The admin's product availability filter uses it.
+        """
+        bounds = {"$gte": int(at_least)}
+        if at_most is not None:
+            bounds["$lte"] = int(at_most)
+        return [d["_id"] for d in self.collection.find({"qty": bounds}, {"_id": 1})]
+
+    def reservations_of(self, cart_id):
+        """``{sku: reserved qty}`` held for ``cart_id`` (one read, through ``carted.cart_id``)."""
+        cursor = self.collection.find(
+            {"carted.cart_id": cart_id}, {"carted": {"$elemMatch": {"cart_id": cart_id}}}
+        )
+        return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
+
+    def stock_levels(self, skus=None):
+        """The raw documents ``{_id: sku, qty, stocked, carted}`` of the SKUs ``skus`` (None: every
+        SKU), as a list (one read). ``inventory.invariant`` checks them."""
+        query = {} if skus is None else {"_id": {"$in": list(skus)}}
+        return list(self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}))
+
+    def holds(self, cart_id, sku):
+        """True when cart ``cart_id`` holds a reservation of ``sku`` (one read)."""
+        return self.collection.find_one({"_id": sku, "carted.cart_id": cart_id}, {"_id": 1}) is not None
+
+    def reserved_before(self, sku, threshold):
+        """The ids of the carts holding a reservation of ``sku`` made before ``threshold`` (an
+        aware UTC datetime): a list, empty when the SKU has no document (one read)."""
+        document = self.collection.find_one({"_id": sku}, {"carted.cart_id": 1, "carted.timestamp": 1})
+        return [entry["cart_id"] for entry in (document or {}).get("carted", [])
+                if clock.aware(entry["timestamp"]) < threshold]
+
+    # -- stock for operators and staff ----------------------------------
+
+    def ensure_stock(self, skus, qty):
+        """Give every SKU of ``skus`` an inventory document with ``qty`` units, unless it has one.
+
+        Never changes an existing document (``$setOnInsert`` upserts in one
+        ``bulk_write``), so ``load_catalog`` can run again. Returns the number
+        of documents created. Raises ``StockError`` for a negative ``qty``.
+        """
+        if qty < 0:
+            raise StockError("A starting stock cannot be negative.")
+        writes = [
+            UpdateOne(
+                {"_id": sku},
+                {"$setOnInsert": {"qty": qty, "stocked": qty, "carted": []}},
+                upsert=True,
+            )
+            for sku in skus
+        ]
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).upserted_count
+
+    def restock(self, sku, qty):
+        """Add ``qty`` (> 0) units of ``sku`` to the available stock; creates its document if missing.
+
+        One write. Returns the available quantity afterwards. Raises
+        ``StockError`` for ``qty`` below 1. (The SKU is not checked against
+        the catalog: the caller does that.)
+        """
+        if qty < 1:
+            raise StockError("Restock at least one unit.")
+        document = self.collection.find_one_and_update(
+            {"_id": str(sku)},
+            {"$inc": {"qty": qty, "stocked": qty}, "$setOnInsert": {"carted": []}},
+            upsert=True,
+            projection={"qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if document is None:
+            # SecantusDB difference: the losers of a race to upsert one missing document
+            # get None back although their $inc was applied; read the quantity instead.
+            document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
+        return document["qty"]
+
+    def adjust_stock(self, sku, delta):
+        """Add ``delta`` units (negative: remove) to the available stock of ``sku``, never below zero.
+
+        One conditional write (``qty >= -delta``), atomic against shoppers.
+        ``stocked`` moves with it (units written off or found). Returns the
+        available quantity afterwards. Raises ``StockError`` when the SKU has
+        no inventory document or fewer than ``-delta`` units are available.
+        """
+        document = self.collection.find_one_and_update(
+            {"_id": str(sku), "qty": {"$gte": -delta}},
+            {"$inc": {"qty": delta, "stocked": delta}},
+            projection={"qty": 1},
+            return_document=ReturnDocument.AFTER,
+        )
+        if document is None:
+            available = self.available(sku)
+            if available is None:
+                raise StockError(f"{sku} has no stock record.")
+            raise StockError(f"Only {available} of {sku} available: cannot remove {-delta}.")
+        return document["qty"]
+
+    def set_stock(self, sku, qty):
+        """Set the available stock of ``sku`` to ``qty`` (>= 0), whatever shoppers do meanwhile.
+
+        A compare-and-set on the current ``qty`` (retried when a shopper
+        changed it in between), so ``stocked`` moves by exactly the
+        difference and reservations are untouched. Returns ``qty``. Raises
+        ``StockError`` for a negative ``qty`` or an unknown SKU.
+        """
+        if qty < 0:
+            raise StockError("Stock cannot be negative.")
+        while True:
+            current = self.available(sku)
+            if current is None:
+                raise StockError(f"{sku} has no stock record.")
+            result = self.collection.update_one(
+                {"_id": str(sku), "qty": current},
+                {"$set": {"qty": qty}, "$inc": {"stocked": qty - current}},
+            )
+            if result.matched_count:
+                return qty
+
+    # -- the carts' reservations (Cart.objects) ---------------------------
+
+    def reserve(self, cart_id, sku, qty, moment):
+        """Take ``qty`` units of ``sku`` off ``qty`` for cart ``cart_id``: seed 003 ``add_item_to_cart``.
+
+        One conditional write: it matches only while ``qty`` covers the
+        request and the cart holds no reservation of the SKU yet (at most one
+        per cart and SKU: returns ``$pull`` by ``cart_id``), and pushes
+        ``{qty, cart_id, timestamp: moment}`` onto ``carted``. True when
+        reserved; False changed nothing (too few units, no such SKU, or a
+        reservation already there).
+        """
+        return bool(self.collection.update_one(
+            {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
+            {"$inc": {"qty": -qty},
+             "$push": {"carted": {"qty": qty, "cart_id": cart_id, "timestamp": moment}}},
+        ).matched_count)
+
+    def change_reservation(self, cart_id, sku, delta, moment):
+        """Add ``delta`` units (negative: give back) to cart ``cart_id``'s reservation of ``sku``.
+
+        Seed 003 ``update_quantity``: one conditional write, matching only
+        while ``qty`` covers ``delta`` and the cart holds a reservation; it
+        moves ``delta`` from ``qty`` to the entry and sets
+        ``carted.$.timestamp`` to ``moment`` (the seed set a top-level
+        ``timestamp``). True when changed; False changed nothing.
+        """
+        return bool(self.collection.update_one(
+            {"_id": sku, "qty": {"$gte": delta}, "carted.cart_id": cart_id},
+            {"$inc": {"qty": -delta, "carted.$.qty": delta}, "$set": {"carted.$.timestamp": moment}},
+        ).matched_count)
+
+    def release(self, cart_id, sku, qty):
+        """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""
+        return bool(self.collection.update_one(*return_entry(cart_id, sku, qty)).modified_count)
+
+    def return_reservations(self, carts):
+        """Return the reservations of the lines of ``carts`` to stock (expiry: seed 003
+        "Returning Inventory from Timed-Out Carts").
+
+        ``carts`` is a list of raw cart documents ``{_id, items: [{sku, qty}]}``.
+
+        One write per SKU rather than per line: ``$inc`` by the sum of the
+        lines and ``$pull`` of every cart's entry, conditional (``$all`` of
+        ``$elemMatch``) on every entry holding its line's quantity. A SKU whose
+        write did not match (an entry changed in flight, or a line that was
+        never reserved) is found by one read and done entry by entry, each
+        write conditional on its own entry. Returns how many reservations
+        went back.
+        """
+        by_sku = {}
+        for cart in carts:
+            for line in cart.get("items", []):
+                by_sku.setdefault(line["sku"], []).append((cart["_id"], line["qty"]))
+        if not by_sku:
+            return 0
+        grouped = self.collection.bulk_write([
+            UpdateOne(
+                {"_id": sku,
+                 "carted": {"$all": [{"$elemMatch": {"cart_id": c, "qty": q}} for c, q in entries]}},
+                {"$inc": {"qty": sum(q for _, q in entries)},
+                 "$pull": {"carted": {"cart_id": {"$in": [c for c, _ in entries]}}}},
+            )
+            for sku, entries in by_sku.items()
+        ], ordered=False)
+        leftover = set()
+        if grouped.modified_count < len(by_sku):
+            cart_ids = [cart["_id"] for cart in carts]
+            leftover = {
+                d["_id"] for d in self.collection.find(
+                    {"_id": {"$in": list(by_sku)}, "carted.cart_id": {"$in": cart_ids}}, {"_id": 1}
+                )
+            }
+        done = [sku for sku in by_sku if sku not in leftover]
+        if grouped.modified_count == len(done):
+            returned = sum(len(by_sku[sku]) for sku in done)
+        else:
+            # Some SKUs had nothing left to return (another run or cleanup got there
+            # first); which ones is not known: count one reservation per SKU written.
+            returned = grouped.modified_count
+        writes = [UpdateOne(*return_entry(c, sku, q)) for sku in leftover for c, q in by_sku[sku]]
+        if writes:
+            returned += self.collection.bulk_write(writes, ordered=False).modified_count
+        return returned
+
+    def move_reservations(self, source, target, moves, attempts=3):
+        """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.
+
+        The cart handover at log-in (``inventory.handover``).
+        ``moves`` is ``[(sku, source_qty, target_qty, keep), ...]``: the
+        source holds ``source_qty`` units of ``sku``, the target
+        ``target_qty`` (0: no reservation), and the target should hold
+        ``keep`` afterwards (``keep <= source_qty + target_qty``: the rest
+        goes back to ``qty``). One read of the SKUs' documents, then one
+        ``bulk_write`` with one compare-and-set per SKU: the write matches
+        only while ``qty`` and ``carted`` are exactly as read, and replaces
+        the two entries by one, so a unit is never reserved twice nor lost.
+        (A single write cannot change two entries of one array with the
+        positional ``$``; a compare-and-set of the whole array is one form every
+        server evaluates the same way.) A SKU whose write lost a race is read and tried again,
+        up to ``attempts`` rounds; a SKU whose entries do not hold the
+        stated quantities (a change in flight, a crashed add) is not moved.
+        2 round trips when no write loses a race.
+        """
+        pending = {sku: (mine, theirs, keep) for sku, mine, theirs, keep in moves}
+        moved = set()
+        for _attempt in range(attempts):
+            if not pending:
+                break
+            moment = clock.now()
+            writes, written = [], []
+            for document in self.collection.find({"_id": {"$in": list(pending)}}, {"qty": 1, "carted": 1}):
+                sku, carted = document["_id"], document.get("carted", [])
+                mine, theirs, keep = pending[sku]
+                held = {e["cart_id"]: e["qty"] for e in carted}
+                if held.get(source) != mine or held.get(target, 0) != theirs:
+                    continue
+                entries = [e for e in carted if e["cart_id"] not in (source, target)]
+                entries.append({"qty": keep, "cart_id": target, "timestamp": moment})
+                writes.append(UpdateOne(
+                    {"_id": sku, "qty": document["qty"], "carted": carted},
+                    {"$set": {"carted": entries}, "$inc": {"qty": mine + theirs - keep}},
+                ))
+                written.append(sku)
+            if not writes:
+                break
+            if self.collection.bulk_write(writes, ordered=False).modified_count == len(writes):
+                moved.update(written)
+                break
+            still_held = self.reservations_of(source)
+            done = {sku for sku in written if sku not in still_held}
+            moved |= done
+            pending = {sku: pending[sku] for sku in written if sku not in done}
+        return moved
+
+    # -- orders: sold units leave the reservations, cancelled ones return ----
+
+    def release_sold(self, cart_id):
+        """Drop the reservations of a checked-out cart: its units are sold (seed 003 ``checkout``).
+
+        One ``update_many`` over ``carted.cart_id`` pulling
+        ``{'carted': {'cart_id': id}}`` (the seed pulled ``{'cart_id': id}``),
+        whatever the number of lines. Returns the number of SKUs changed.
+        """
+        return self.collection.update_many(
+            {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
+        ).modified_count
+
+    def return_units(self, units):
+        """Put sold units back on the shelf (a cancelled order): ``units`` is ``{sku: qty}``.
+
+        One ``bulk_write`` with one ``$inc`` of ``qty`` per SKU (``stocked``
+        is unchanged: the units were stocked once). Returns the number of
+        SKUs changed; a SKU without a stock document is skipped.
+        """
+        writes = [UpdateOne({"_id": sku}, {"$inc": {"qty": qty}}) for sku, qty in units.items() if qty > 0]
+        if not writes:
+            return 0
+        return self.collection.bulk_write(writes, ordered=False).modified_count

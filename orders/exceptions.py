@@ -1,0 +1,35 @@
+"""The refusals of the orders app: order status changes and checkout.
+
+Each ``str()`` is a message fit for a shopper or staff. The checkout
+refusals subclass ``inventory.exceptions.InventoryError``, as the cart's
+own (``CartInactive``...) do, so that a page catching a refused cart
+catches them too.
+"""
+
+from inventory.exceptions import InventoryError
+
+
+class OrderError(Exception):
+    """An order change that was refused; ``str()`` is a message fit for a shopper or staff."""
+
+
+class InvalidTransition(OrderError):
+    """The order is not in a status the requested one may follow (someone changed it meanwhile)."""
+
+    def __init__(self, number, status, wanted):
+        self.number, self.status, self.wanted = number, status, wanted
+        super().__init__(f"Order {number} is {status}: it cannot become {wanted}.")
+
+
+class EmptyCart(InventoryError):
+    """Checkout of a cart without lines."""
+
+    def __init__(self):
+        super().__init__("Your cart is empty.")
+
+
+class CartChanged(InventoryError):
+    """The cart's lines and its reservations differ (a change in flight): checkout refused, retry."""
+
+    def __init__(self):
+        super().__init__("Your cart was changing while you checked out. Please review it and try again.")

@@ -1,9 +1,7 @@
 """The Chinook invoice lines (``data/chinook``, MIT licence) as historical sale events."""
 
-import datetime
-import sqlite3
-
-from catalog.chinook import sku_for_album
+from catalog import chinook
+from shop import money
 
 REF_PREFIX = "chinook:line:"
 
@@ -18,28 +16,25 @@ def read_sales(path):
     invoice date (aware UTC). Raises ``sqlite3.Error`` when the file is not
     a Chinook database.
     """
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = connection.execute(
-            """
+    (rows,) = chinook.query(
+        path,
+        """
             SELECT il.InvoiceLineId, t.AlbumId, il.UnitPrice, il.Quantity, c.Email, i.InvoiceDate
             FROM InvoiceLine il
             JOIN Invoice i ON i.InvoiceId = il.InvoiceId
             JOIN Customer c ON c.CustomerId = i.CustomerId
             JOIN Track t ON t.TrackId = il.TrackId
             ORDER BY il.InvoiceLineId
-            """
-        ).fetchall()
-    finally:
-        connection.close()
+        """,
+    )
     return [
         {
             "ref": f"{REF_PREFIX}{line_id}",
-            "sku": sku_for_album(album_id),
+            "sku": chinook.sku_for_album(album_id),
             "qty": int(qty),
-            "amount": round(float(price) * 100) * int(qty),
+            "amount": money.cents(price) * int(qty),
             "userid": email or "",
-            "ts": datetime.datetime.fromisoformat(date).replace(tzinfo=datetime.UTC),
+            "ts": chinook.parse_date(date),
         }
         for line_id, album_id, price, qty, email, date in rows
     ]

@@ -17,6 +17,8 @@ import datetime
 import sqlite3
 from collections import Counter
 
+from shop import money
+
 from .models import (
     AlbumDetails,
     Dimensions,
@@ -86,10 +88,9 @@ def read_albums(path):
     and ``first_sale`` (an aware UTC datetime or None).
     Raises ``sqlite3.Error`` when the file is not a Chinook database.
     """
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = connection.execute(
-            """
+    rows, first_sales = query(
+        path,
+        """
             SELECT al.AlbumId, al.Title, ar.Name, t.TrackId, t.Name, t.Composer,
                    t.Milliseconds, t.UnitPrice, g.Name, m.Name
             FROM Album al
@@ -98,41 +99,50 @@ def read_albums(path):
             LEFT JOIN Genre g ON g.GenreId = t.GenreId
             LEFT JOIN MediaType m ON m.MediaTypeId = t.MediaTypeId
             ORDER BY al.AlbumId, t.TrackId
-            """
-        ).fetchall()
-        first_sales = dict(
-            connection.execute(
-                """
-                SELECT t.AlbumId, MIN(i.InvoiceDate)
-                FROM InvoiceLine il
-                JOIN Invoice i ON i.InvoiceId = il.InvoiceId
-                JOIN Track t ON t.TrackId = il.TrackId
-                GROUP BY t.AlbumId
-                """
-            ).fetchall()
-        )
-    finally:
-        connection.close()
+        """,
+        """
+            SELECT t.AlbumId, MIN(i.InvoiceDate)
+            FROM InvoiceLine il
+            JOIN Invoice i ON i.InvoiceId = il.InvoiceId
+            JOIN Track t ON t.TrackId = il.TrackId
+            GROUP BY t.AlbumId
+        """,
+    )
+    first_sales = dict(first_sales)
     albums = {}
     for album_id, title, artist, _track_id, name, composer, ms, price, genre, media in rows:
         album = albums.setdefault(
             album_id,
             {"album_id": album_id, "title": title, "artist": artist, "tracks": [],
-             "first_sale": _parse_date(first_sales.get(album_id))},
+             "first_sale": parse_date(first_sales.get(album_id))},
         )
         album["tracks"].append({
             "number": len(album["tracks"]) + 1,
             "title": name,
             "composer": composer or "",
             "duration": int(ms),
-            "price": round(float(price) * 100),
+            "price": money.cents(price),
             "genre": genre,
             "media": media,
         })
     return [albums[k] for k in sorted(albums)]
 
 
-def _parse_date(text):
+def query(path, *statements):
+    """Run each SQL statement on the Chinook SQLite file at ``path``, opened read-only.
+
+    Returns one list of row tuples per statement, in order. Raises
+    ``sqlite3.Error`` when the file is not a Chinook database.
+    """
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [connection.execute(statement).fetchall() for statement in statements]
+    finally:
+        connection.close()
+
+
+def parse_date(text):
+    """A Chinook date (``"2009-01-01 00:00:00"``, UTC) as an aware UTC datetime; None for none."""
     if not text:
         return None
     return datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.UTC)

@@ -11,9 +11,11 @@ CURRENCY = "USD"
 
 
 def cents(amount):
-    """A Decimal (or int) amount of dollars as integer cents: ``Decimal("12.99")`` -> 1299.
+    """A Decimal (int, float or numeric text) amount of dollars as integer cents: ``Decimal("12.99")`` -> 1299.
 
-    Fractions of a cent are rounded half to even (forms allow two places only).
+    The result is rounded to the nearest cent (half to even), never truncated:
+    a float such as SQLite's NUMERIC ``0.29`` is ``0.28999...`` in binary and
+    still gives 29. Forms allow two decimal places only.
     """
     return int((Decimal(amount) * 100).to_integral_value())
 

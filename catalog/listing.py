@@ -87,9 +87,7 @@ class ProductQuery:
     def count(self):
         """How many products match (one ``count_documents``, then cached)."""
         if self._total is None:
-            self._total = 0 if self.match is None else self.manager.read_collection.count_documents(
-                self.match
-            )
+            self._total = 0 if self.match is None else self.manager.count_matching(self.match)
         return self._total
 
     def __len__(self):
@@ -125,17 +123,11 @@ class ProductQuery:
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
         pipeline += [{"$project": self.projection}, *AVAILABILITY_STAGES]
-        fields = {key.split(".")[0] for key in self.projection}
-        return [self.manager.card_from_document(d, fields)
-                for d in self.manager.read_collection.aggregate(pipeline)]
-
-    def _cursor(self):
-        cursor = self.manager.read_collection.find(self.match, self.projection)
-        return cursor.sort(self.sort) if self.sort else cursor
+        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection})
 
     def explain(self):
         """The server's ``explain`` of the first page's find (a dict)."""
-        return self._cursor().limit(1).explain()
+        return self.manager.explain_find(self.match, self.projection, self.sort)
 
 
 class ProductListing(ProductQuery):
@@ -177,6 +169,5 @@ class ProductListing(ProductQuery):
             *self.stages,
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
-        result = next(iter(self.manager.read_collection.aggregate(pipeline)), {"total": [], "items": []})
-        self._total = result["total"][0]["n"] if result["total"] else 0
-        return [self.manager.card_from_document(d) for d in result["items"]]
+        self._total, cards = self.manager.counted_cards(pipeline)
+        return cards

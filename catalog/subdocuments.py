@@ -6,8 +6,9 @@ MongoDB the document already is that tree: a path is a list of *steps*,
 each an object key or, on a list, the element's index, and a subdocument is
 read by evaluating the path on the server and returning only its value.
 
-``SubdocumentMixin.read_path`` (mixed into ``CategoryManager`` and
-``ProductManager``) reads the whole document with one ``find_one`` and a
+This module builds the queries; ``SubdocumentMixin.read_path``
+(``catalog/managers/subdocuments.py``, mixed into ``CategoryManager`` and
+``ProductManager``) runs them. It reads the whole document with one ``find_one`` and a
 subdocument with one aggregation: a ``$match`` on the
 document's key and one ``$project`` whose expression is a chain of nested
 ``$let``, one per step, each binding the key (``$getField``) or the element
@@ -158,33 +159,3 @@ def resolve(steps, answer):
                                steps, number)
         parent = types[number]
     return answer["value"]
-
-
-class SubdocumentMixin:
-    """Manager methods reading a document whole or by path (seed 002); needs ``read_collection``."""
-
-    def read_path(self, match, steps=(), hidden=(), added=None):
-        """The value at ``steps`` in the document matching ``match``: one read.
-
-        ``steps`` is a sequence of strings (keys, or list indices as digits).
-        No steps is the whole document: one ``find_one``. Otherwise one
-        aggregation (``path_pipeline``) returns only the value at the end of
-        the path. The document is served without its top-level fields
-        ``hidden`` and with the fields of ``added`` (``{name: value}``).
-        Returns the value as pymongo decodes it (a dict, list or scalar;
-        ``{}`` and ``[]`` as such). Raises ``self.model.DoesNotExist`` when no
-        document matches, ``MalformedPath`` or ``PathNotFound`` (see
-        ``resolve``).
-        """
-        steps = check_steps(steps)
-        if not steps:
-            projection = {name: 0 for name in hidden} or None
-            document = self.read_collection.find_one(match, projection)
-            if document is None:
-                raise self.model.DoesNotExist("No such document.")
-            return {**document, **(added or {})}
-        cursor = self.read_collection.aggregate(path_pipeline(match, steps, hidden, added))
-        answer = next(iter(cursor), None)
-        if answer is None:
-            raise self.model.DoesNotExist("No such document.")
-        return resolve(steps, answer)

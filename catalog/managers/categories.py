@@ -14,7 +14,7 @@ from django.db import models
 from shop.mongo.collections import MongoCollectionMixin
 
 from ..breadcrumbs import crumb_trail
-from ..subdocuments import SubdocumentMixin
+from .subdocuments import SubdocumentMixin
 from ..tree import TreeNode, in_tree_order, sibling_key
 from .category_writes import CategoryWritesMixin
 

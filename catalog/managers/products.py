@@ -28,7 +28,7 @@ from ..listing import (
 )
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
-from ..subdocuments import SubdocumentMixin
+from .subdocuments import SubdocumentMixin
 
 
 class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
@@ -74,6 +74,27 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         product.matched = what_matched(document)
         return product
 
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES):
+        """Run ``pipeline`` (ending in ``AVAILABILITY_STAGES``) on the read preference: one
+        aggregation. Returns its documents as cards (``card_from_document``)."""
+        return [self.card_from_document(d, fields) for d in self.read_collection.aggregate(pipeline)]
+
+    def counted_cards(self, pipeline):
+        """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``:
+        one aggregation. Returns ``(total, cards)``."""
+        result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
+        total = result["total"][0]["n"] if result["total"] else 0
+        return total, [self.card_from_document(d) for d in result["items"]]
+
+    def count_matching(self, match):
+        """How many products match the filter ``match`` (one ``count_documents``)."""
+        return self.read_collection.count_documents(match)
+
+    def explain_find(self, match, projection, sort=None):
+        """The server's ``explain`` (a dict) of the find of the first product of ``match``."""
+        cursor = self.read_collection.find(match, projection)
+        return (cursor.sort(sort) if sort else cursor).limit(1).explain()
+
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
                 min_cents=None, max_cents=None):
         """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
@@ -93,7 +114,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         One aggregation."""
         pipeline = [{"$sort": dict(SORTS["newest"])}, {"$limit": int(limit)},
                     {"$project": CARD_FIELDS}, *AVAILABILITY_STAGES]
-        return [self.card_from_document(d) for d in self.read_collection.aggregate(pipeline)]
+        return self.cards(pipeline)
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""

@@ -263,7 +263,7 @@ class CartAdmin(admin.ModelAdmin):
 
     @admin.action(description="Expire now (return their stock)", permissions=["change"])
     def expire_now(self, request, queryset):
-        """Expire the selected live carts through ``Cart.objects.expire_cart``; others are left alone."""
+        """Expire the selected active carts through ``Cart.objects.expire_cart``; others are left alone."""
         expired, left = 0, 0
         for cart in queryset:
             if Cart.objects.expire_cart(cart.pk):
@@ -274,5 +274,6 @@ class CartAdmin(admin.ModelAdmin):
         if expired:
             self.message_user(request, f"{expired} cart(s) expired; their stock went back.", messages.SUCCESS)
         if left:
-            self.message_user(request, f"{left} cart(s) were not active or pending: left as they were.",
+            self.message_user(request, f"{left} cart(s) were not active (a pending cart is settled by reconcile_payments): "
+                              "left as they were.",
                               messages.WARNING)

@@ -94,8 +94,9 @@ class Cart(models.Model):
     """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
 
     ``status`` goes active -> pending -> complete (checkout), pending ->
-    active (payment declined), active/pending -> expiring -> expired
-    (``expire_carts``), or active -> merging -> merged (its lines combined
+    active (payment declined or never taken), active -> expiring -> expired
+    (``expire_carts``; a pending cart is never expired: its payment may be
+    taken, and ``reconcile_payments`` settles it), or active -> merging -> merged (its lines combined
     into its account's cart at log-in, ``inventory.handover``). A complete
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
     ``user_id`` is the shopper's account ("" for a guest's cart).
@@ -118,6 +119,8 @@ class Cart(models.Model):
     customer_email = models.EmailField(blank=True, default="")
     payment_reference = models.CharField(max_length=100, blank=True, default="")
     user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
+    # The payment attempt (orders.ledger) that holds the cart while it is pending.
+    payment_key = models.CharField(max_length=64, blank=True, default="", editable=False)
     # The expire_carts run that is expiring this cart (see CartManager.expire).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 

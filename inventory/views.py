@@ -103,11 +103,21 @@ def add_to_cart(request):
 
 
 def session_cart(request):
-    """The session's active cart, or None (an inactive one is forgotten, with a message)."""
+    """The session's active cart, or None (an inactive one is forgotten, with a message).
+
+    A pending cart (its payment under way, or interrupted by a crash) is
+    kept in the session, with a message linking to the checkout's status
+    page, which says what became of the payment.
+    """
     cart = Cart.objects.get_cart(request.session.get(CART_ID))
     if cart is None:
         if CART_ID in request.session:
             forget_cart(request)
+        return None
+    if cart.status == Cart.PENDING:
+        messages.info(request, format_html(
+            'Your payment is being confirmed. <a href="{}">See what became of it</a>.',
+            reverse("orders:checkout_status")))
         return None
     if cart.status != Cart.ACTIVE:
         if cart.status in (Cart.EXPIRING, Cart.EXPIRED):

@@ -16,7 +16,7 @@ from catalog.templatetags.shop import money
 
 from . import fulfilment, numbers
 from .exceptions import InvalidTransition, OrderError
-from .models import Order
+from .models import Order, PaymentAttempt
 
 
 @admin.register(Order)
@@ -125,3 +125,35 @@ class OrderAdmin(admin.ModelAdmin):
     @admin.action(description="Cancel and refund (returns the stock)", permissions=["change"])
     def cancel_and_refund(self, request, queryset):
         self._run(request, queryset, fulfilment.cancel, "cancelled, stock returned, payment refunded.")
+
+
+@admin.register(PaymentAttempt)
+class PaymentAttemptAdmin(admin.ModelAdmin):
+    """The payment ledger, read-only: every checkout's attempt, and which ones recovery settled.
+
+    Filter "recovered: yes" lists the attempts ``reconcile_payments``
+    finished, refunded or voided after a crash, each with a note of what it did.
+    """
+
+    list_display = ["key", "created_at", "status", "amount_price", "order_number", "recovered", "note"]
+    list_filter = ["recovered", "status", ("created_at", admin.DateFieldListFilter)]
+    search_fields = ["=cart_id", "=order_number"]
+    search_help_text = "Search by cart id or order number (exact)."
+    ordering = ["-created_at"]
+    list_per_page = 50
+    fields = ["key", "status", "cart_id", "amount_price", "charge_id", "order_number", "created_at",
+              "updated_at", "recovered", "note"]
+    readonly_fields = fields
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_price(self, attempt):
+        return money(attempt.amount)
+
+    def has_add_permission(self, request):
+        return False  # Attempts are recorded by checkout.
+
+    def has_change_permission(self, request, obj=None):
+        return False  # Only checkout and reconcile_payments move an attempt on.
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # The ledger is the shop's record of money taken.

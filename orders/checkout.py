@@ -1,8 +1,9 @@
 """Placing an order: seed 003's checkout, priced on the server, written as an order document.
 
 ``place_order`` is the one way a cart becomes an order; the checkout page
-and the tests call it. The cart's status changes are ``Cart.objects``'
-(``lock_for_checkout``, ``unlock_checkout``, ``finish_checkout``), the
+and the tests call it. ``complete_attempt`` is its second half, shared with
+``reconcile_payments`` (``reconcile.py``), which finishes what a crash
+interrupted. The cart's status changes are ``Cart.objects``' (``lock_for_checkout``, ``unlock_checkout``, ``finish_checkout``), the
 reservations' ``Inventory.objects``': this module decides when, charges
 and refunds through the payment provider (``payments.py``) and writes the
 order (``Order.objects``).
@@ -10,52 +11,82 @@ order (``Order.objects``).
 
 import logging
 
+from bson import ObjectId
+from pymongo.errors import DuplicateKeyError
+
 from catalog.models import Product
 from inventory.exceptions import CartInactive
 from inventory.models import Cart, Inventory
 from shop import clock
 
 from . import pricing
-from .exceptions import CartChanged, EmptyCart
-from .models import Order
+from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentInProgress
+from .ledger import VOID, new_key
+from .models import Order, PaymentAttempt
+from .payments import PaymentError
 from .signals import order_placed
 
 logger = logging.getLogger(__name__)
 
 
-def lock_cart(cart_id):
-    """Seed 003 ``checkout``'s first steps: lock the cart and check it against its reservations.
+def lock_cart(cart_id, payment_key):
+    """Seed 003 ``checkout``'s first steps: lock the cart for the attempt ``payment_key`` and
+    check it against its reservations.
 
-    1. ``Cart.objects.lock_for_checkout``: active -> pending, returning the cart.
+    1. ``Cart.objects.lock_for_checkout``: active -> pending, holding ``payment_key``.
     2. Compare the lines with the cart's reservations
        (``Inventory.objects.reservations_of``, one read): a line whose units
        are not reserved (a change in flight or a crashed add) unlocks the
        cart and raises ``CartChanged``, so nothing unreserved is ever sold.
 
     Returns the raw cart document (status ``pending``). 2 round trips
-    whatever the number of lines (3 with an unlock). Raises
-    ``CartInactive`` (not active: expired, in checkout, complete),
-    ``EmptyCart``, ``CartChanged``. The caller charges, then calls
-    ``Cart.objects.finish_checkout`` or ``unlock_checkout``.
+    whatever the number of lines (3 with an unlock or a refusal). Raises
+    ``PaymentInProgress`` (the cart is pending: another tab is paying, or
+    recovery is settling it), ``CartInactive`` (expired, complete, gone),
+    ``EmptyCart``, ``CartChanged``.
     """
-    cart = Cart.objects.lock_for_checkout(cart_id)
+    cart = Cart.objects.lock_for_checkout(cart_id, payment_key)
     if cart is None:
+        current = Cart.objects.get_cart(cart_id)
+        if current is not None and current.status == Cart.PENDING:
+            raise PaymentInProgress(cart_id)
         raise CartInactive("This cart is no longer active. Nothing was charged.")
     wanted = {}
     for line in cart["items"]:
         wanted[line["sku"]] = wanted.get(line["sku"], 0) + line["qty"]
     if not wanted:
-        Cart.objects.unlock_checkout(cart_id)
+        Cart.objects.unlock_checkout(cart_id, payment_key)
         raise EmptyCart()
     try:
         reserved = Inventory.objects.reservations_of(cart_id)
     except Exception:
-        Cart.objects.unlock_checkout(cart_id)
+        Cart.objects.unlock_checkout(cart_id, payment_key)
         raise
     if reserved != wanted:
-        Cart.objects.unlock_checkout(cart_id)
+        Cart.objects.unlock_checkout(cart_id, payment_key)
         raise CartChanged()
     return cart
+
+
+def _priced_order(cart, card, name, email, address, user_id, session_key):
+    """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
+
+    One read (the products' shipping weights); the totals come from the
+    cart's prices (``pricing.totals``), never a form's.
+    """
+    lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
+              "price": line["details"]["price"]} for line in cart["items"]]
+    weights = Product.objects.shipping_weights([line["sku"] for line in lines])
+    figures = pricing.totals(lines, weights)
+    order = {
+        "user_id": str(user_id or ""), "name": name, "email": email,
+        "lines": [{**line, "weight": weights.get(line["sku"], 0)} for line in lines],
+        "address": dict(address) if address else None,
+        "subtotal": figures.subtotal, "shipping": figures.shipping, "tax": figures.tax,
+        "total": figures.total, "card": {"brand": card.brand, "last4": card.last4},
+        "session_key": session_key or "",
+    }
+    return order, figures.total
 
 
 def place_order(cart_id, provider, card, name, email, address=None, user_id="", session_key=""):
@@ -63,68 +94,127 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
 
     ``card`` is a ``payments.Card``; ``address`` a dict of ``Address``'s
     fields (or None); ``user_id`` the shopper's account id ("" for a guest).
+    Seed 003 ``checkout``, with a payment ledger so that no crash keeps money
+    without an order (docs/operations.md, "Checkout and payment recovery"):
 
-    1. ``lock_cart``: active -> pending, and the lines compared with the
-       reservations (2 round trips).
-    2. The products' shipping weights (one read); the totals with shipping
-       and tax (``pricing.totals``), from the cart's prices, never a form's.
-    3. ``provider.charge(total cents, card, reference=cart_id)``; a decline
-       or provider error unlocks the cart (reservations intact) and is
-       re-raised.
-    4. ``Cart.objects.finish_checkout`` (pending -> complete, only if still
-       pending); when ``expire_carts`` took the cart meanwhile the charge is
-       refunded and ``CartInactive`` raised.
-    5. The order number from the counter (one write) and the order document
-       (one write), status ``paid`` with history placed, paid.
-    6. ``Inventory.objects.release_sold`` pulls the reservations (one write;
-       should it fail, ``cleanup_inventory`` drops them later, as sold).
-    7. ``orders.signals.order_placed`` is sent (analytics, the confirmation
-       e-mail); a failing receiver is logged, the order stands.
+    1. ``lock_cart``: active -> pending for a new attempt key, and the lines
+       compared with the reservations (2 round trips).
+    2. The order priced (one read) and the attempt recorded in the ledger,
+       status ``charging`` (``PaymentAttempt.objects.begin``, one write),
+       *before* the provider is called.
+    3. ``provider.charge(total, card, reference=cart_id, idempotency_key=key)``.
+       A decline (``PaymentError``) marks the attempt declined and unlocks
+       the cart (reservations intact), and is re-raised. Any other failure
+       leaves the attempt ``charging``: ``reconcile_payments`` asks the
+       provider and finishes or voids it.
+    4. The attempt becomes ``charged`` (one conditional write). Should
+       recovery have taken the attempt over meanwhile (a checkout stalled past
+       ``PAYMENT_RECOVERY_AFTER``), the charge is refunded if recovery voided
+       it, and ``PaymentInProgress`` is raised otherwise.
+    5. ``complete_attempt``: the order (keyed by the attempt), the cart
+       complete, the reservations released, the attempt completed (5 round
+       trips), then ``order_placed``.
 
-    7 round trips whatever the number of lines. Because the cart lock admits
+    10 round trips whatever the number of lines. Because the cart lock admits
     one checkout, a double submit yields exactly one order and one charge:
-    the second gets ``CartInactive``. Raises ``CartInactive``
-    (inventory.exceptions), ``EmptyCart``, ``CartChanged`` (orders.exceptions)
-    and the provider's ``PaymentError``.
+    the second gets ``PaymentInProgress`` (its page shows the first's
+    order). Raises ``CartInactive`` (inventory.exceptions), ``EmptyCart``,
+    ``CartChanged``, ``AttemptFenced``, ``PaymentInProgress``
+    (orders.exceptions) and the provider's ``PaymentError``.
     """
-    cart = lock_cart(cart_id)
-    lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
-              "price": line["details"]["price"]} for line in cart["items"]]
+    key = new_key()
+    cart = lock_cart(cart_id, key)
     try:
-        weights = Product.objects.shipping_weights([line["sku"] for line in lines])
-        figures = pricing.totals(lines, weights)
-        reference = provider.charge(figures.total, card, reference=cart_id)
-    except Exception:
-        Cart.objects.unlock_checkout(cart_id)
+        order, total = _priced_order(cart, card, name, email, address, user_id, session_key)
+        PaymentAttempt.objects.begin(key, cart_id, total, order)
+    except AttemptFenced:
         raise
-    if not Cart.objects.finish_checkout(cart_id, name, email, reference):
-        provider.refund(reference)
-        raise CartInactive("Your cart expired while the payment was being taken; the payment was refunded.")
+    except Exception:
+        Cart.objects.unlock_checkout(cart_id, key)
+        raise
+    try:
+        charge_id = provider.charge(total, card, reference=cart_id, idempotency_key=key)
+    except PaymentError as error:
+        PaymentAttempt.objects.mark_declined(key, str(error))
+        Cart.objects.unlock_checkout(cart_id, key)
+        raise
+    if not PaymentAttempt.objects.mark_charged(key, charge_id):
+        _taken_over(key, provider, charge_id, cart_id)
+    return complete_attempt(key, cart_id, order, charge_id)
+
+
+def _taken_over(key, provider, charge_id, cart_id):
+    """Step 4's refusal: recovery took attempt ``key`` over while the provider was charging.
+
+    Recovery voided it (it found no charge, before this one landed): the
+    charge is refunded and ``AttemptFenced`` raised. Otherwise recovery found
+    the charge and is placing the order: ``PaymentInProgress``.
+    """
+    attempt = PaymentAttempt.objects.get_raw(key)
+    if attempt is not None and attempt["status"] == VOID:
+        provider.refund(charge_id)
+        logger.warning("Payment %s charged after recovery voided it: charge %s refunded.", key, charge_id)
+        raise AttemptFenced()
+    raise PaymentInProgress(cart_id)
+
+
+def order_id(key):
+    """The ``_id`` of the order placed by attempt ``key`` (a 24-hex-digit ObjectId string): one
+    attempt can insert its order once, whoever (checkout or recovery) tries."""
+    return ObjectId(key)
+
+
+def complete_attempt(key, cart_id, order, charge_id, note=""):
+    """Place the order of the charged attempt ``key`` and settle its cart; returns the ``Order``.
+
+    Every step is idempotent, so checkout and ``reconcile_payments`` (which
+    calls this for an attempt a crash interrupted, with a ``note``) can run
+    it from any point, even both at once:
+
+    1. The order number (one write) and the order, ``_id`` derived from
+       ``key`` (one write; an order already there for the attempt or the
+       cart is kept, the number is then unused).
+    2. ``Cart.objects.finish_checkout`` for ``key``: pending -> complete.
+    3. ``Inventory.objects.release_sold`` pulls the reservations (should it
+       fail, ``cleanup_inventory`` drops them later, as sold).
+    4. The attempt becomes ``completed`` with the order number.
+    5. ``orders.signals.order_placed`` (analytics, the confirmation e-mail),
+       only by whoever inserted the order; a failing receiver is logged.
+
+    ``order`` is the attempt's priced order (``_priced_order``). 5 round trips.
+    """
     moment = clock.now()
     number = Order.objects.next_number()
+    card = order.get("card") or {}
+    history = [{"status": Order.PLACED, "at": moment, "note": note},
+               {"status": Order.PAID, "at": moment, "note": f"{card.get('brand', 'Card')} ending {card.get('last4', '')}"}]
     document = {
-        "number": number, "status": Order.PAID, "placed_at": moment, "cart_id": cart_id,
-        "user_id": str(user_id or ""), "name": name, "email": email,
-        "lines": [{**line, "weight": weights.get(line["sku"], 0)} for line in lines],
-        "address": dict(address) if address else None,
-        "subtotal": figures.subtotal, "shipping": figures.shipping, "tax": figures.tax,
-        "total": figures.total,
-        "payment": {"reference": reference, "brand": card.brand, "last4": card.last4},
-        "history": [{"status": Order.PLACED, "at": moment, "note": ""},
-                    {"status": Order.PAID, "at": moment, "note": f"{card.brand} ending {card.last4}"}],
-        "restocked": False,
+        "_id": order_id(key), "number": number, "status": Order.PAID, "placed_at": moment, "cart_id": cart_id,
+        **{field: order[field] for field in ("user_id", "name", "email", "lines", "address",
+                                             "subtotal", "shipping", "tax", "total")},
+        "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
+        "history": history, "restocked": False,
     }
-    order = Order.objects.insert_order(document)
+    try:
+        placed, inserted = Order.objects.insert_order(document), True
+    except DuplicateKeyError:
+        placed, inserted = Order.objects.get_by_cart(cart_id), False
+        if placed is None:
+            raise
+    if not Cart.objects.finish_checkout(cart_id, order["name"], order["email"], charge_id, key):
+        logger.error("Order %s: cart %s was not held for payment %s when completed.", placed.number, cart_id, key)
     try:
         Inventory.objects.release_sold(cart_id)
     except Exception:
         logger.exception("Order %s: reservations of cart %s not pulled; cleanup_inventory will drop them.",
-                         number, cart_id)
-    sold = [{"sku": line["sku"], "qty": line["qty"], "price": line["price"]} for line in lines]
-    for receiver, error in order_placed.send_robust(
-        sender=Order, order=order, cart_id=cart_id, lines=sold, customer=email,
-        session_key=session_key or "", completed_at=moment,
-    ):
-        if isinstance(error, Exception):
-            logger.error("order_placed receiver %r failed for order %s: %r", receiver, number, error)
-    return order
+                         placed.number, cart_id)
+    PaymentAttempt.objects.mark_completed(key, placed.number, charge_id=charge_id, recovered=bool(note), note=note)
+    if inserted:
+        sold = [{"sku": line["sku"], "qty": line["qty"], "price": line["price"]} for line in order["lines"]]
+        for receiver, error in order_placed.send_robust(
+            sender=Order, order=placed, cart_id=cart_id, lines=sold, customer=order["email"],
+            session_key=order.get("session_key", ""), completed_at=moment,
+        ):
+            if isinstance(error, Exception):
+                logger.error("order_placed receiver %r failed for order %s: %r", receiver, placed.number, error)
+    return placed

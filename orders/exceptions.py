@@ -33,3 +33,20 @@ class CartChanged(InventoryError):
 
     def __init__(self):
         super().__init__("Your cart was changing while you checked out. Please review it and try again.")
+
+
+class AttemptFenced(InventoryError):
+    """``reconcile_payments`` voided this checkout's payment attempt before it was recorded
+    (the checkout stalled past ``PAYMENT_RECOVERY_AFTER``): nothing was charged."""
+
+    def __init__(self):
+        super().__init__("Your checkout took too long and was stopped. Nothing was charged; please try again.")
+
+
+class PaymentInProgress(InventoryError):
+    """The cart's payment is being taken or confirmed elsewhere (another tab, or recovery):
+    the shopper is sent to the checkout's status page, which shows the outcome."""
+
+    def __init__(self, cart_id):
+        self.cart_id = cart_id
+        super().__init__("Your payment is being confirmed.")

@@ -99,6 +99,11 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"user_id": str(user_id)}).sort("placed_at", -1).limit(limit)
         return [self.from_document(document) for document in cursor]
 
+    def charge_references(self):
+        """The set of the provider charge ids the orders were paid with (one read, projected)."""
+        return {document["payment"]["reference"]
+                for document in self.collection.find({}, {"payment.reference": 1}) if document.get("payment")}
+
     def sold_by_sku(self):
         """``{sku: units}`` sold: the lines of every order whose units were not restocked (one aggregation)."""
         pipeline = [

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
+from .ledger import PaymentAttemptManager
 from .managers import OrderManager
 
 
@@ -162,3 +163,59 @@ class Order(models.Model):
     def can_become(self, status):
         """True when ``status`` may follow the current status."""
         return status in self.TRANSITIONS.get(self.status, ())
+
+
+class PaymentAttempt(models.Model):
+    """One try at paying for a cart: the payment ledger (``payment_attempts``), written before the charge.
+
+    ``_id`` is the attempt's idempotency key, sent to the provider with the
+    charge, so a retry never charges twice and a lost answer can be looked
+    up. Besides the fields below, the document keeps ``order``: the order as
+    checkout priced it (lines, totals, customer, address, card brand and last
+    4, never the card number), so that recovery can place it. ``status``:
+
+    * ``charging``: recorded, the provider is (or was) being called;
+    * ``charged``: the provider took the money (``charge_id``);
+    * ``completed``: the order ``order_number`` is placed, the cart complete;
+    * ``declined``: the provider refused; nothing was charged;
+    * ``void``: never charged (recovery found no charge, or fenced a checkout
+      that crashed before recording its attempt);
+    * ``refunded``: charged, but the order could not be placed: the money went back.
+
+    ``recovered`` marks the attempts ``reconcile_payments`` finished or refunded,
+    with ``note`` saying what it did: staff see them in the admin.
+    Written only through ``PaymentAttempt.objects`` (``orders.ledger``).
+    """
+
+    CHARGING = "charging"
+    CHARGED = "charged"
+    COMPLETED = "completed"
+    DECLINED = "declined"
+    VOID = "void"
+    REFUNDED = "refunded"
+    STATUS_CHOICES = [(s, s) for s in (CHARGING, CHARGED, COMPLETED, DECLINED, VOID, REFUNDED)]
+    UNFINISHED = (CHARGING, CHARGED)
+
+    key = models.CharField("idempotency key", max_length=64, primary_key=True, db_column="_id")
+    cart_id = models.CharField(max_length=64)
+    amount = models.PositiveIntegerField(default=0, help_text="cents")
+    status = models.CharField(max_length=20, choices=STATUS_CHOICES)
+    charge_id = models.CharField(max_length=100, blank=True, default="")
+    order_number = models.CharField(max_length=20, blank=True, default="")
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    recovered = models.BooleanField(default=False, help_text="finished or refunded by reconcile_payments")
+    note = models.CharField(max_length=300, blank=True, default="")
+
+    objects = PaymentAttemptManager()
+
+    class Meta:
+        db_table = "payment_attempts"
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="attempt_status_created_at"),
+            models.Index(fields=["cart_id"], name="attempt_cart_id"),
+        ]
+
+    def __str__(self):
+        return f"Payment {self.key} ({self.status})"

@@ -5,5 +5,6 @@ from . import views
 app_name = "orders"
 urlpatterns = [
     path("checkout/", views.checkout, name="checkout"),
+    path("checkout/status/", views.checkout_status, name="checkout_status"),
     path("order/<str:number>/", views.order, name="order"),
 ]

@@ -6,19 +6,27 @@ An order's page is shown to the session that placed it and to its account,
 and is a 404 for anyone else (a foreign or unknown number alike).
 """
 
+import logging
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
+from inventory.models import Cart
 from inventory.views import CART_ID, ORDERS, ORDERS_KEPT, forget_cart, session_cart
+from shop.money import display
 
 from . import pricing
 from .checkout import place_order
+from .exceptions import PaymentInProgress
 from .forms import AddressForm, CheckoutForm
 from .models import Order
 from .payments import PaymentError, get_provider
+from .reconcile import checkout_outcome
+
+logger = logging.getLogger(__name__)
 
 
 def _user_id(request):
@@ -52,6 +60,8 @@ def checkout(request):
         placed = Order.objects.get_by_cart(cart_id) if request.method == "POST" else None
         if placed is not None:
             return _already_placed(request, placed)
+        if current is None and request.session.get(CART_ID):  # kept: its payment is under way
+            return redirect("orders:checkout_status")
         messages.info(request, "Your cart is empty.")
         return redirect("inventory:cart")
     lines = [{"sku": line.sku, "qty": line.qty, "price": line.details.price} for line in current.items]
@@ -68,6 +78,8 @@ def checkout(request):
             )
         except PaymentError as error:
             form.add_error("card_number", str(error))
+        except PaymentInProgress:
+            return redirect("orders:checkout_status")
         except CartInactive as error:
             placed = Order.objects.get_by_cart(current.id)
             if placed is not None:
@@ -78,6 +90,12 @@ def checkout(request):
         except InventoryError as error:
             messages.error(request, str(error))
             return redirect("inventory:cart")
+        except Exception:
+            # A crash mid-checkout (the database, the provider): the payment may
+            # be taken. The status page tells the shopper what became of it,
+            # once reconcile_payments has settled it.
+            logger.exception("Checkout of cart %s interrupted; the status page will tell the shopper.", current.id)
+            return redirect("orders:checkout_status")
         else:
             forget_cart(request)
             _remember_order(request, order)
@@ -85,6 +103,32 @@ def checkout(request):
     return render(request, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
     })
+
+
+def checkout_status(request):
+    """``/checkout/status/``: what became of the session's checkout, told truthfully.
+
+    Placed: to the order's page. Still being taken or confirmed (another
+    tab is paying, or a crash interrupted it and recovery has not run yet):
+    a page that refreshes itself. Refunded or not charged: back to the cart,
+    saying so. ``checkout_outcome`` settles a checkout pending for too long.
+    """
+    cart_id = request.session.get(CART_ID)
+    outcome, detail = checkout_outcome(cart_id) if cart_id else ("none", None)
+    if outcome == "placed":
+        forget_cart(request)
+        if detail.number not in request.session.get(ORDERS, []):
+            _remember_order(request, detail)
+        messages.success(request, f"Your payment went through: order {detail.number} is placed, charged once.")
+        return redirect(detail)
+    if outcome == "pending":
+        return render(request, "orders/checkout_status.html", {"refresh_seconds": 3})
+    if outcome == "refunded":
+        messages.warning(request, f"Your order could not be placed, so your payment of {display(detail['amount'])} "
+                                  "was refunded in full.")
+    elif outcome == "not_charged":
+        messages.info(request, "Your payment was not taken: nothing was charged. Your cart is as you left it.")
+    return redirect("inventory:cart")
 
 
 def order(request, number):

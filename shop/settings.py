@@ -158,6 +158,13 @@ CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 # Below this many units available a product shows "Only N left" (issue 12).
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")
+# TestProvider's charges (an SQLite file every process shares, as a provider's dashboard).
+PAYMENT_TEST_LEDGER = Path(env.str("PAYMENT_TEST_LEDGER", default=str(BASE_DIR / "var" / "test-payments.sqlite3")))
+# Seconds after which a payment attempt still unfinished is taken over by
+# reconcile_payments (longer than any provider call), and how often the
+# serving processes run that reconciliation by themselves (0: never; cron then).
+PAYMENT_RECOVERY_AFTER = env.int("PAYMENT_RECOVERY_AFTER", default=60)
+PAYMENT_RECONCILE_INTERVAL = env.int("PAYMENT_RECONCILE_INTERVAL", default=60)
 
 # Orders (orders app): tax in whole percent, added to every total (lines + shipping).
 SHOP_TAX_PERCENT = env.int("SHOP_TAX_PERCENT", default=20)

@@ -43,3 +43,12 @@ import tempfile  # noqa: E402
 MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
 atexit.register(shutil.rmtree, MEDIA_ROOT, True)
 SHOP_SERVE_MEDIA = True
+
+# TestProvider's charges: a throw-away SQLite file for the run (the processes the
+# tests start share it through the environment).
+if not os.environ.get("PAYMENT_TEST_LEDGER"):
+    os.environ["PAYMENT_TEST_LEDGER"] = os.path.join(tempfile.mkdtemp(prefix="shop-test-payments-"), "charges.sqlite3")
+PAYMENT_TEST_LEDGER = os.environ["PAYMENT_TEST_LEDGER"]
+atexit.register(shutil.rmtree, os.path.dirname(PAYMENT_TEST_LEDGER), True)
+# No reconciliation thread in the test process: tests run reconcile_payments themselves.
+PAYMENT_RECONCILE_INTERVAL = 0

@@ -19,3 +19,12 @@ from shop.startup import prepare_local_database  # noqa: E402  (needs Django set
 # on_starting); runserver and other servers prepare it here.
 if not os.environ.get("SHOP_DATABASE_PREPARED"):
     prepare_local_database()
+
+# Interrupted checkouts are settled by every serving process by itself
+# (orders.reconcile; concurrent runs are safe), as cron would with
+# `manage.py reconcile_payments`.
+from django.conf import settings  # noqa: E402
+
+from orders.reconcile import start_background  # noqa: E402
+
+start_background(settings.PAYMENT_RECONCILE_INTERVAL)

@@ -309,34 +309,57 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
 
     # -- checkout's status changes (the checkout itself: orders.checkout) ---
 
-    def lock_for_checkout(self, cart_id):
+    def lock_for_checkout(self, cart_id, payment_key):
         """active -> pending: the cart goes to checkout and refuses changes (one conditional write).
 
-        Returns the raw cart document afterwards, or None when the cart is
-        not active (expired, in checkout, complete) or does not exist.
+        ``payment_key`` (the payment attempt's idempotency key, ``orders.ledger``)
+        is set on the cart in the same write: from here on only that attempt
+        may complete or unlock it. Returns the raw cart document afterwards,
+        or None when the cart is not active (expired, in checkout, complete)
+        or does not exist.
         """
         return self.collection.find_one_and_update(
             {"_id": cart_id, "status": "active"},
-            {"$set": {"status": "pending", "last_modified": clock.now()}},
+            {"$set": {"status": "pending", "payment_key": payment_key, "last_modified": clock.now()}},
             return_document=ReturnDocument.AFTER,
         )
 
-    def unlock_checkout(self, cart_id):
-        """pending -> active again (payment declined, cart changed): one conditional write."""
-        self.collection.update_one(
-            {"_id": cart_id, "status": "pending"},
-            {"$set": {"status": "active", "last_modified": clock.now()}},
+    def unlock_checkout(self, cart_id, payment_key):
+        """pending -> active again (payment declined or never taken, cart changed): one conditional
+        write, only while the cart is pending for the attempt ``payment_key``. True when it moved."""
+        done = self.collection.update_one(
+            {"_id": cart_id, "status": "pending", "payment_key": payment_key},
+            {"$set": {"status": "active", "last_modified": clock.now()}, "$unset": {"payment_key": ""}},
         )
+        return bool(done.modified_count)
 
-    def finish_checkout(self, cart_id, customer_name, customer_email, payment_reference):
-        """pending -> complete, only if still pending (one conditional write); True when done.
+    def finish_checkout(self, cart_id, customer_name, customer_email, payment_reference, payment_key):
+        """pending -> complete for the attempt ``payment_key``; True when the cart is complete for it.
 
-        False means ``expire_carts`` took the cart while the payment was being
-        taken. The cart's units are sold from here on.
+        One conditional write (a second read only when it matched nothing, to
+        tell "already completed by this attempt", which is True, from "taken
+        by something else", which is False). The cart's units are sold from here on.
         """
         done = self.collection.update_one(
-            {"_id": cart_id, "status": "pending"},
+            {"_id": cart_id, "status": "pending", "payment_key": payment_key},
             {"$set": {"status": "complete", "last_modified": clock.now(), "customer_name": customer_name,
                       "customer_email": customer_email, "payment_reference": payment_reference}},
         )
-        return bool(done.matched_count)
+        if done.matched_count:
+            return True
+        return self.collection.find_one(
+            {"_id": cart_id, "status": "complete", "payment_key": payment_key}, {"_id": 1}) is not None
+
+    def pending_before(self, threshold):
+        """``[(cart_id, payment_key or None)]`` of the carts pending since before ``threshold``
+        (an aware UTC datetime): checkouts that may have crashed (one indexed read)."""
+        cursor = self.collection.find(
+            {"status": "pending", "last_modified": {"$lt": threshold}}, {"payment_key": 1})
+        return [(document["_id"], document.get("payment_key")) for document in cursor]
+
+    def held_for(self, cart_id, payment_key):
+        """True when cart ``cart_id`` is pending or complete for the payment attempt ``payment_key``
+        (one read): its units are still held for that payment, or sold by it."""
+        return self.collection.find_one(
+            {"_id": cart_id, "status": {"$in": ["pending", "complete"]}, "payment_key": payment_key},
+            {"_id": 1}) is not None

@@ -30,6 +30,10 @@ from shop import clock
 
 # Carts whose reservations must stay: the shopper is shopping or paying.
 LIVE_STATUSES = ("active", "pending")
+# Carts that expiry may take: active ones only. A pending cart's payment may
+# have been taken; only reconcile_payments (orders.reconcile) settles it,
+# finishing its order or refunding and unlocking it.
+EXPIRABLE_STATUSES = ("active",)
 # Documents per bulk write or ``$in`` list in the passes over many carts or reservations.
 BATCH_SIZE = 1000
 
@@ -80,7 +84,7 @@ class CartExpiry:
             return 0
         run = secrets.token_hex(8)
         self.collection.update_many(
-            {"_id": {"$in": stale}, "status": {"$in": list(LIVE_STATUSES)},
+            {"_id": {"$in": stale}, "status": {"$in": list(EXPIRABLE_STATUSES)},
              "last_modified": {"$lt": threshold}},
             {"$set": {"status": "expiring", "expiry_run": run}},
         )
@@ -89,9 +93,9 @@ class CartExpiry:
     def expire(self, timeout):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
-        1. One ``update_many`` marks the active carts, and the pending ones
-           (a checkout that crashed after its lock: see ``orders.checkout``), older
-           than the threshold ``expiring``, tagged with this run's random
+        1. One ``update_many`` marks the active carts older than the
+           threshold ``expiring`` (never a pending one: a checkout that
+           crashed after its lock is ``reconcile_payments``' to settle), tagged with this run's random
            ``expiry_run``; a second one adopts carts left ``expiring`` by a
            run that crashed (older than the threshold too).
         2. One read streams this run's carts; a batch at a time, their lines'
@@ -109,7 +113,7 @@ class CartExpiry:
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         run = secrets.token_hex(8)
         self.collection.update_many(
-            {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
+            {"status": {"$in": list(EXPIRABLE_STATUSES)}, "last_modified": {"$lt": threshold}},
             {"$set": {"status": "expiring", "expiry_run": run}},
         )
         self.collection.update_many(
@@ -119,10 +123,11 @@ class CartExpiry:
         return self._finish_expiring(run)
 
     def expire_cart(self, cart_id):
-        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was live."""
+        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was active
+        (a pending cart is left to ``reconcile_payments``: its payment may be taken)."""
         run = secrets.token_hex(8)
         locked = self.collection.update_one(
-            {"_id": cart_id, "status": {"$in": list(LIVE_STATUSES)}},
+            {"_id": cart_id, "status": {"$in": list(EXPIRABLE_STATUSES)}},
             {"$set": {"status": "expiring", "expiry_run": run}},
         )
         self._finish_expiring(run)

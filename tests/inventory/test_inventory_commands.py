@@ -92,7 +92,7 @@ def test_check_inventory_passes_then_fails_naming_the_sku():
     add(cart.id, "A", 2)
     assert "holds" in run("check_inventory")
     Inventory.objects.collection.update_one({"_id": "B"}, {"$inc": {"qty": -1}})
-    with pytest.raises(CommandError, match="1 SKU\\(s\\): B$"):
+    with pytest.raises(CommandError, match="1 SKU\\(s\\): B\\.$"):
         run("check_inventory")
 
 

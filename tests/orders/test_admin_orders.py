@@ -11,6 +11,7 @@ from orders.checkout import place_order
 from orders.models import Order
 from orders.payments import Card, TestProvider
 
+from tests.support.payments import refunded
 from tests.support.inventory import add, assert_invariant, inventory, stock
 
 ORDER_LIST = "/admin/orders/order/"
@@ -91,14 +92,14 @@ def test_ship_action_sends_the_notice_and_logs(admin_client, orders):
 def test_cancel_action_returns_stock_refunds_and_refuses_shipped_orders(admin_client, orders):
     ada, bob = orders
     admin_client.post(ORDER_LIST, {"action": "ship", "_selected_action": [bob.pk]})
-    refunds = len(TestProvider.refunds)
+    before = refunded()
     response = admin_client.post(ORDER_LIST, {"action": "cancel_and_refund",
                                               "_selected_action": [ada.pk, bob.pk]}, follow=True)
     html = response.content.decode()
     assert "1 order(s): cancelled" in html and "is shipped: it cannot become cancelled" in html
     assert Order.objects.get_by_number(ada.number).status == "refunded"
     assert Order.objects.get_by_number(bob.number).status == "shipped"
-    assert len(TestProvider.refunds) == refunds + 1
+    assert len(refunded() - before) == 1
     assert inventory("A")["qty"] == 50 - 1
     assert LogEntry.objects.filter(action_flag=CHANGE).count() == 2  # ship bob, cancel ada
     assert_invariant()

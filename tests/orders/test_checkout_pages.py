@@ -5,9 +5,9 @@ from django.test import Client
 
 from inventory.models import Inventory
 from orders.models import Order
-from orders.payments import TestProvider
 from orders.pricing import totals
 
+from tests.support.payments import charges
 from tests.support.inventory import assert_invariant, cart_doc, inventory
 from tests.support.shopper import CARD, SKU, add, session_cart
 
@@ -32,7 +32,7 @@ def test_a_tampered_total_is_ignored(client, shop):
     response = client.post("/checkout/", {**CARD, "total": "1", "subtotal": "1", "ship-shipping": "0"})
     order = Order.objects.get_by_number(response["Location"].split("/")[-2])
     assert order.total == expected
-    assert TestProvider.charges[order.payment.reference][0] == expected
+    assert charges()[order.payment.reference][0] == expected
 
 
 @pytest.mark.parametrize("field, value, error", [
@@ -74,9 +74,9 @@ def test_a_double_submit_places_one_order_and_charges_once(client, shop):
     twin = Client()
     twin.cookies.load({name: morsel.value for name, morsel in client.cookies.items()})
     first = client.post("/checkout/", CARD)
-    charges = len(TestProvider.charges)
+    taken = len(charges())
     second = twin.post("/checkout/", CARD, follow=True)
-    assert Order.objects.count() == 1 and len(TestProvider.charges) == charges
+    assert Order.objects.count() == 1 and len(charges()) == taken
     assert second.redirect_chain[-1][0] == first["Location"]
     assert "already placed" in second.content.decode()
     assert inventory(SKU)["qty"] == 3

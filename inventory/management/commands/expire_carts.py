@@ -1,7 +1,7 @@
 """``python manage.py expire_carts [--timeout SECONDS]``: seed 003's cart expiry.
 
-Carts unchanged for longer than the timeout (active, or pending after a
-crashed checkout) become expired and their reservations go back on the shelf.
+Active carts unchanged for longer than the timeout become expired (a pending
+cart, whose payment may be taken, is settled by ``reconcile_payments``) and their reservations go back on the shelf.
 Safe while shoppers are active and safe to run twice (every return is a
 conditional write).
 """

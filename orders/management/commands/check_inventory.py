@@ -5,11 +5,17 @@ positive and at most one per cart (``docs/collections.md``, "inventory").
 Exits non-zero listing the offending SKUs. The command lives in the orders
 app because ``sold`` comes from the orders (``Order.objects.sold_by_sku``):
 the check itself is ``inventory.invariant``, which does not import the orders.
+
+It also reports money taken with no order (``orders.audit``): payment
+attempts left unfinished past ``PAYMENT_RECOVERY_AFTER`` (``reconcile_payments``
+has not settled them), and, with a provider that lists its charges
+(``TestProvider``), any charge neither refunded nor paying an order.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.invariant import check_invariant
+from orders.audit import charges_without_order
 from orders.models import Order
 
 
@@ -18,11 +24,17 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         problems = check_invariant(Order.objects.sold_by_sku)
-        if problems:
-            for sku, reason in problems:
-                self.stderr.write(f"{sku}: {reason}")
-            raise CommandError(
-                f"Inventory invariant broken for {len(problems)} SKU(s): "
-                + ", ".join(sku for sku, _ in problems)
-            )
-        self.stdout.write("Inventory invariant holds for every SKU.")
+        unmatched = charges_without_order()
+        for sku, reason in problems:
+            self.stderr.write(f"{sku}: {reason}")
+        for line in unmatched:
+            self.stderr.write(line)
+        if problems or unmatched:
+            reasons = []
+            if problems:
+                reasons.append(f"Inventory invariant broken for {len(problems)} SKU(s): "
+                               + ", ".join(sku for sku, _ in problems))
+            if unmatched:
+                reasons.append(f"{len(unmatched)} charge(s) without an order (run reconcile_payments)")
+            raise CommandError("; ".join(reasons) + ".")
+        self.stdout.write("Inventory invariant holds for every SKU; every charge has its order or its refund.")

@@ -1,0 +1,37 @@
+"""``python manage.py reconcile_payments [--older-than SECONDS]``: settle interrupted checkouts.
+
+For cron (every minute, say); every serving process also runs it by itself
+every ``PAYMENT_RECONCILE_INTERVAL`` seconds. For every checkout left behind
+by a crash (a pending cart, a payment attempt not finished), it either
+finishes the order (the charge was taken, the units are still held) or
+refunds the charge, and never both; a payment never taken is voided and its
+cart given back to the shopper (``orders.reconcile``). Safe to run twice or
+concurrently.
+"""
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from orders.reconcile import reconcile
+from shop.commandlog import log_change
+
+
+class Command(BaseCommand):
+    help = "Finish or refund every checkout interrupted by a crash (never both)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--older-than", type=int, default=settings.PAYMENT_RECOVERY_AFTER, dest="older_than",
+            help="Seconds a checkout may run before it counts as interrupted "
+                 f"(default PAYMENT_RECOVERY_AFTER, {settings.PAYMENT_RECOVERY_AFTER}).",
+        )
+
+    def handle(self, *args, **options):
+        if options["older_than"] < 0:
+            raise CommandError("--older-than must be 0 or more seconds.")
+        report = reconcile(older_than=options["older_than"])
+        log_change(
+            self,
+            "Payments reconciled: {finished} order(s) finished, {refunded} charge(s) refunded, "
+            "{voided} attempt(s) voided, {unlocked} cart(s) unlocked.".format(**report),
+        )

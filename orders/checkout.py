@@ -179,7 +179,8 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
        fail, ``cleanup_inventory`` drops them later, as sold).
     4. The attempt becomes ``completed`` with the order number.
     5. ``orders.signals.order_placed`` (analytics, the confirmation e-mail),
-       only by whoever inserted the order; a failing receiver is logged.
+       only by whoever completed the attempt in step 4, so once; a failing
+       receiver is logged.
 
     ``order`` is the attempt's priced order (``_priced_order``). 5 round trips.
     """
@@ -196,9 +197,9 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
         "history": history, "restocked": False,
     }
     try:
-        placed, inserted = Order.objects.insert_order(document), True
+        placed = Order.objects.insert_order(document)
     except DuplicateKeyError:
-        placed, inserted = Order.objects.get_by_cart(cart_id), False
+        placed = Order.objects.get_by_cart(cart_id)
         if placed is None:
             raise
     if not Cart.objects.finish_checkout(cart_id, order["name"], order["email"], charge_id, key):
@@ -208,8 +209,9 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
     except Exception:
         logger.exception("Order %s: reservations of cart %s not pulled; cleanup_inventory will drop them.",
                          placed.number, cart_id)
-    PaymentAttempt.objects.mark_completed(key, placed.number, charge_id=charge_id, recovered=bool(note), note=note)
-    if inserted:
+    completed = PaymentAttempt.objects.mark_completed(
+        key, placed.number, charge_id=charge_id, recovered=bool(note), note=note)
+    if completed:
         sold = [{"sku": line["sku"], "qty": line["qty"], "price": line["price"]} for line in order["lines"]]
         for receiver, error in order_placed.send_robust(
             sender=Order, order=placed, cart_id=cart_id, lines=sold, customer=order["email"],

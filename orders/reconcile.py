@@ -124,14 +124,17 @@ def _void(attempt):
 
 
 def start_background(interval):
-    """Run ``reconcile`` every ``interval`` seconds in a daemon thread of this process; returns
-    the thread (None when ``interval`` is 0). A failed run is logged and retried next time."""
+    """Run ``reconcile`` every ``interval`` seconds in a daemon thread of this process.
+
+    Returns the thread (None when ``interval`` is 0); its ``stop()`` ends it
+    after the current run. A failed run is logged and retried next time.
+    """
     if interval <= 0:
         return None
+    stopped = threading.Event()
 
     def loop():
-        stop = threading.Event()
-        while not stop.wait(interval):
+        while not stopped.wait(interval):
             try:
                 report = reconcile()
                 if any(report.values()):
@@ -140,6 +143,7 @@ def start_background(interval):
                 logger.exception("reconcile_payments (background) failed; retrying in %s s.", interval)
 
     thread = threading.Thread(target=loop, name="reconcile-payments", daemon=True)
+    thread.stop = stopped.set
     thread.start()
     return thread
 

@@ -114,6 +114,12 @@ def checkout_status(request):
     saying so. ``checkout_outcome`` settles a checkout pending for too long.
     """
     cart_id = request.session.get(CART_ID)
+    if not cart_id and request.session.get(ORDERS):
+        # The session's checkout is over (another tab of it placed the order): show that order.
+        placed = Order.objects.get_by_number(request.session[ORDERS][-1])
+        if placed is not None:
+            messages.info(request, f"Order {placed.number} is placed; it was charged once.")
+            return redirect(placed)
     outcome, detail = checkout_outcome(cart_id) if cart_id else ("none", None)
     if outcome == "placed":
         forget_cart(request)

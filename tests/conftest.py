@@ -10,7 +10,12 @@ pytest_plugins = ["tests.support.browser", "tests.support.sales"]
 
 @pytest.fixture(autouse=True)
 def _database(db):
-    """Every test may use the database; it is emptied after each test."""
+    """Every test may use the database; it is emptied after each test, and so is the
+    test payment provider's ledger."""
+    yield
+    from tests.support.payments import forget_charges
+
+    forget_charges()
 
 
 @pytest.fixture

@@ -11,3 +11,12 @@ def charges():
 def refunded():
     """The set of charge ids the test provider refunded."""
     return {charge["id"] for charge in TestProvider().charges() if charge["refunded"]}
+
+
+def forget_charges():
+    """Empty the test provider's ledger file (each test starts with no charge)."""
+    connection = TestProvider()._connect()
+    try:
+        connection.execute("DELETE FROM charges")
+    finally:
+        connection.close()

@@ -1,0 +1,338 @@
+"""Crashes at every step of checkout, then recovery: never money without an order, never both.
+
+Each test injects a crash (a ``Crash``: a process dying, which no except
+clause of the shop catches) at one step of ``place_order``, runs
+``reconcile`` (``manage.py reconcile_payments``), and checks that exactly
+one of these holds for the cart: its order is placed with its one charge
+(units sold), or no money is kept (nothing charged, or the charge refunded)
+and no order exists (units held in the shopper's cart or back on the shelf).
+"""
+
+import datetime
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from inventory.models import Cart
+from orders.checkout import place_order
+from orders.exceptions import AttemptFenced, PaymentInProgress
+from orders.models import Order, PaymentAttempt
+from orders.payments import Card, TestProvider
+from orders.reconcile import checkout_outcome, reconcile, start_background
+from shop import clock
+from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
+from tests.support.payments import charges, refunded
+
+GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada Lovelace")
+
+
+class Crash(BaseException):
+    """A process dying mid-operation: no except clause of the shop runs."""
+
+
+def crash(*args, **kwargs):
+    raise Crash()
+
+
+@pytest.fixture
+def cart_id():
+    stock("A", 5)
+    stock("B", 5)
+    cart = Cart.objects.create_cart()
+    add(cart.id, "A", 2)
+    add(cart.id, "B", 1)
+    return cart.id
+
+
+def checkout(cart_id, provider=None):
+    return place_order(cart_id, provider or TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+
+
+def age_checkout(cart_id, seconds=3600):
+    """Move the cart's lock and its attempts ``seconds`` into the past: an interrupted checkout."""
+    past = clock.now() - datetime.timedelta(seconds=seconds)
+    Cart.objects.collection.update_one({"_id": cart_id}, {"$set": {"last_modified": past}})
+    PaymentAttempt.objects.collection.update_many({"cart_id": cart_id}, {"$set": {"created_at": past}})
+
+
+def kept_charges(cart_id):
+    """The charge ids of cart ``cart_id`` that were not refunded."""
+    gone = refunded()
+    return {charge_id for charge_id, (_, cart) in charges().items() if cart == cart_id and charge_id not in gone}
+
+
+def assert_settled(cart_id):
+    """Exactly one of: the order with its one charge, or no money kept and no order."""
+    kept = kept_charges(cart_id)
+    order = Order.objects.get_by_cart(cart_id)
+    if order is not None:
+        assert kept == {order.payment.reference}
+        assert cart_doc(cart_id)["status"] == "complete"
+        assert inventory("A")["carted"] == [] and inventory("B")["carted"] == []
+        assert (inventory("A")["qty"], inventory("B")["qty"]) == (3, 4)
+        (attempt,) = PaymentAttempt.objects.filter(status="completed", cart_id=cart_id)
+        assert attempt.order_number == order.number and attempt.charge_id == order.payment.reference
+    else:
+        assert kept == set()
+        assert cart_doc(cart_id)["status"] in ("active", "expired")
+    assert Order.objects.filter(cart_id=cart_id).count() <= 1
+    assert PaymentAttempt.objects.filter(cart_id=cart_id, status__in=["charging", "charged"]).count() == 0
+    assert_invariant()
+    return order
+
+
+def crash_and_recover(cart_id, provider=None):
+    with pytest.raises(Crash):
+        checkout(cart_id, provider)
+    assert cart_doc(cart_id)["status"] in ("pending", "complete")
+    age_checkout(cart_id)
+    reconcile(TestProvider(), older_than=60)
+    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    return assert_settled(cart_id)
+
+
+# -- a crash at each step ------------------------------------------------------
+
+def test_crash_after_the_cart_is_locked_before_the_attempt_is_recorded(cart_id, monkeypatch):
+    monkeypatch.setattr(PaymentAttempt.objects, "begin", crash)
+    assert crash_and_recover(cart_id) is None
+    assert cart_doc(cart_id)["status"] == "active"  # back to the shopper, units still reserved
+    assert (inventory("A")["qty"], inventory("B")["qty"]) == (3, 4)
+    assert charges() == {} or all(cart != cart_id for _, cart in charges().values())
+
+
+def test_crash_after_the_attempt_is_recorded_before_the_charge(cart_id):
+    class DyingProvider(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            raise Crash()
+
+    assert crash_and_recover(cart_id, DyingProvider()) is None
+    assert cart_doc(cart_id)["status"] == "active"
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    assert attempt.status == "void" and attempt.recovered
+
+
+def test_crash_after_the_charge_before_its_answer_is_recorded(cart_id):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    order = crash_and_recover(cart_id, AnswerLost())
+    assert order is not None and order.status == "paid"
+    assert "reconcile_payments" in order.history[0].note
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    assert attempt.recovered
+
+
+def test_crash_after_the_charge_is_recorded_before_the_order(cart_id, monkeypatch):
+    monkeypatch.setattr(Order.objects, "insert_order", crash)
+    with pytest.raises(Crash):
+        checkout(cart_id)
+    monkeypatch.undo()
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert assert_settled(cart_id) is not None
+
+
+def test_crash_after_the_order_is_written_before_the_cart_completes(cart_id, monkeypatch, mailoutbox):
+    monkeypatch.setattr(Cart.objects, "finish_checkout", crash)
+    with pytest.raises(Crash):
+        checkout(cart_id)
+    monkeypatch.undo()
+    assert Order.objects.get_by_cart(cart_id) is not None
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    order = assert_settled(cart_id)
+    assert Order.objects.filter(cart_id=cart_id).count() == 1
+    # The confirmation goes out once, when recovery completes the attempt.
+    assert order is not None and len(mailoutbox) == 1 and order.number in mailoutbox[0].subject
+
+
+def test_crash_before_the_reservations_are_released(cart_id, monkeypatch):
+    from inventory.models import Inventory
+
+    monkeypatch.setattr(Inventory.objects, "release_sold", crash)
+    with pytest.raises(Crash):
+        checkout(cart_id)
+    monkeypatch.undo()
+    assert cart_doc(cart_id)["status"] == "complete" and inventory("A")["carted"] != []
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert assert_settled(cart_id) is not None
+
+
+def test_crash_before_the_attempt_is_marked_completed(cart_id, monkeypatch):
+    monkeypatch.setattr(PaymentAttempt.objects, "mark_completed", crash)
+    with pytest.raises(Crash):
+        checkout(cart_id)
+    monkeypatch.undo()
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert assert_settled(cart_id) is not None
+
+
+def test_a_checkout_that_finishes_is_left_alone_by_recovery(cart_id):
+    order = checkout(cart_id)
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    assert assert_settled(cart_id).number == order.number
+
+
+def test_a_live_checkout_is_left_alone_until_the_recovery_delay(cart_id):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    assert cart_doc(cart_id)["status"] == "pending"
+
+
+# -- a stalled checkout meets recovery --------------------------------------------
+
+def test_a_charge_landing_after_recovery_voided_the_attempt_is_refunded(cart_id):
+    class Stalled(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            # The bank is slow: the checkout outlives the recovery delay and recovery,
+            # finding no charge, voids the attempt and gives the cart back ...
+            age_checkout(cart_id)
+            assert reconcile(TestProvider(), older_than=60)["voided"] == 1
+            # ... then the charge lands.
+            return super().charge(amount, card, reference, idempotency_key)
+
+    with pytest.raises(AttemptFenced):
+        checkout(cart_id, Stalled())
+    assert len(refunded()) == 1 and kept_charges(cart_id) == set()
+    assert assert_settled(cart_id) is None
+    assert cart_doc(cart_id)["status"] == "active"
+
+
+def test_a_charge_recovery_found_first_is_finished_once(cart_id):
+    class Stalled(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            charge_id = super().charge(amount, card, reference, idempotency_key)
+            # Recovery finds the charge and places the order while the checkout waits.
+            age_checkout(cart_id)
+            assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+            return charge_id
+
+    with pytest.raises(PaymentInProgress):
+        checkout(cart_id, Stalled())
+    assert assert_settled(cart_id) is not None
+    assert refunded() == set()
+
+
+def test_concurrent_recoveries_finish_one_order_and_refund_nothing(cart_id):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    age_checkout(cart_id)
+    start = threading.Barrier(4)
+    reports, errors = [], []
+
+    def run():
+        try:
+            start.wait()
+            reports.append(reconcile(TestProvider(), older_than=60))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sum(report["finished"] for report in reports) == 1
+    assert sum(report["refunded"] for report in reports) == 0
+    assert assert_settled(cart_id) is not None
+
+
+def test_a_charge_whose_cart_is_no_longer_held_is_refunded(cart_id, monkeypatch):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    # A cart taken from its payment by hand (an old shop's expiry, a staff edit).
+    Cart.objects.collection.update_one({"_id": cart_id}, {"$set": {"status": "active"}, "$unset": {"payment_key": ""}})
+    age_checkout(cart_id)
+    assert reconcile(TestProvider(), older_than=60)["refunded"] == 1
+    assert assert_settled(cart_id) is None
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    assert attempt.status == "refunded" and attempt.recovered
+
+
+# -- the provider, the command, the audit, the background ---------------------------
+
+def test_the_test_provider_charges_once_per_idempotency_key():
+    provider = TestProvider()
+    first = provider.charge(500, GOOD_CARD, "cart-1", "key-1")
+    assert provider.charge(500, GOOD_CARD, "cart-1", "key-1") == first
+    assert provider.lookup("key-1")["id"] == first and provider.lookup("key-2") is None
+    provider.refund(first)
+    provider.refund(first)
+    assert provider.lookup("key-1")["refunded"] and len(charges()) == 1
+
+
+def test_check_inventory_reports_a_charge_without_an_order_until_reconciled(cart_id, capsys):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    age_checkout(cart_id)
+    with pytest.raises(CommandError, match="charge\\(s\\) without an order"):
+        call_command("check_inventory")
+    call_command("reconcile_payments")
+    assert "1 order(s) finished" in capsys.readouterr().out
+    call_command("check_inventory")
+    assert "every charge has its order" in capsys.readouterr().out
+
+
+def test_the_serving_processes_reconcile_by_themselves(cart_id):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    age_checkout(cart_id)
+    thread = start_background(0.2)
+    try:
+        deadline = clock.now() + datetime.timedelta(seconds=20)
+        while Order.objects.get_by_cart(cart_id) is None and clock.now() < deadline:
+            threading.Event().wait(0.1)
+    finally:
+        thread.stop()
+        thread.join(20)
+    assert thread.daemon and not thread.is_alive()
+    assert assert_settled(cart_id) is not None
+
+
+def test_the_shoppers_status_page_settles_a_checkout_pending_too_long(cart_id):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    assert checkout_outcome(cart_id, TestProvider())[0] == "pending"
+    age_checkout(cart_id)
+    outcome, order = checkout_outcome(cart_id, TestProvider())
+    assert outcome == "placed" and assert_settled(cart_id).number == order.number

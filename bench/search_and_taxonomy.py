@@ -14,7 +14,7 @@ Prints:
    requests per second of ``/search/?q=`` (count and page: 2 round trips on
    the ``keywords`` index) and of ``/search/suggest/?q=`` (1 round trip)
    through Django's test client, rendering included.
-Figures go in the README ("Catalog queries and search").
+Figures go in docs/performance.md ("Search and taxonomy import").
 """
 
 import argparse

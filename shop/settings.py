@@ -193,7 +193,7 @@ ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=SHOP_TAX_PERCEN
 ANALYTICS_ROLLUP_LAG = env.int("ANALYTICS_ROLLUP_LAG", default=60)
 
 # ---------------------------------------------------------------------------
-# Production serving and security (README: "Production serving and security").
+# Production serving and security (docs/production.md).
 # Every HTTPS setting is on by default when DJANGO_DEBUG is off and can be
 # switched through the environment (e.g. DJANGO_SECURE_SSL_REDIRECT=0 behind a
 # proxy that redirects itself, or for a load test over loopback http).

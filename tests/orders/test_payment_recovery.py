@@ -336,3 +336,20 @@ def test_the_shoppers_status_page_settles_a_checkout_pending_too_long(cart_id):
     age_checkout(cart_id)
     outcome, order = checkout_outcome(cart_id, TestProvider())
     assert outcome == "placed" and assert_settled(cart_id).number == order.number
+
+
+def test_staff_see_the_attempts_recovery_settled_in_the_admin(cart_id, admin_client):
+    class AnswerLost(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            super().charge(amount, card, reference, idempotency_key)
+            raise Crash()
+
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    age_checkout(cart_id)
+    reconcile(TestProvider(), older_than=60)
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    page = admin_client.get("/admin/orders/paymentattempt/?recovered__exact=1").content.decode()
+    assert attempt.key in page and attempt.order_number in page and "reconcile_payments" in page
+    assert admin_client.get(f"/admin/orders/paymentattempt/{attempt.key}/change/").status_code == 200
+    assert admin_client.get("/admin/orders/paymentattempt/add/").status_code == 403

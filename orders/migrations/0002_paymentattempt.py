@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
             options={
                 'db_table': 'payment_attempts',
                 'ordering': ['-created_at'],
-                'indexes': [models.Index(fields=['status', 'created_at'], name='attempt_status_created_at'), models.Index(fields=['cart_id'], name='attempt_cart_id')],
+                'indexes': [models.Index(fields=['status', 'created_at'], name='attempt_status_age'), models.Index(fields=['cart_id'], name='attempt_cart_id')],
             },
         ),
     ]

@@ -352,9 +352,10 @@ def test_checkout_round_trips_do_not_grow_with_the_lines(count, monkeypatch):
     Order.objects.next_number()  # the counter exists, as after a shop's first order
     with count_operations() as ops:
         checkout(cart.id)
-    # Lock, compare with the reservations, the products' weights, complete, the order
-    # number, the order, pull: whatever the number of lines.
-    assert (ops.total, ops.writes) == (7, 5), ops
+    # Lock, compare with the reservations, the products' weights, record the payment
+    # attempt, mark it charged, the order number, the order, complete, pull, mark the
+    # attempt completed: whatever the number of lines.
+    assert (ops.total, ops.writes) == (10, 8), ops
 
 
 # -- expire and cleanup ------------------------------------------------

@@ -40,7 +40,13 @@ class DatabaseWrapper(MongoDatabaseWrapper):
         params = super().get_connection_params()
         listeners = [*params.get("event_listeners", ()), CommandCounter()]
         if self.is_local:
-            params["host"] = LocalServer(settings.SHOP_LOCAL_DB_DIR).ensure_running()
             listeners.append(ReviveOnHeartbeatFailure(self.alias))
+            # When this process's client exists (another thread made it), get_new_connection
+            # reuses it as is, on the kept port, reconnecting by itself: asking for the server
+            # here would only block this thread while another process restarts it. For the
+            # same reason a first client does not wait for another process's restart
+            # (wait=False): it connects to the kept port once the server answers there.
+            if self.alias not in self._connection_pools:
+                params["host"] = LocalServer(settings.SHOP_LOCAL_DB_DIR).ensure_running(wait=False)
         params["event_listeners"] = listeners
         return params

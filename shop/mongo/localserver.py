@@ -136,7 +136,7 @@ class LocalServer:
         Raises ``LocalServerError`` with a one-line reason when they cannot.
         """
         try:
-            self.storage.mkdir(parents=True, exist_ok=True)
+            self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise LocalServerError(
                 f"The local database's data directory {self.data_dir} cannot be created "
@@ -144,6 +144,7 @@ class LocalServer:
         for folder in (self.data_dir, self.storage):
             probe = folder / f".write-test-{os.getpid()}"
             try:
+                folder.mkdir(exist_ok=True)
                 probe.write_bytes(b"")
                 probe.unlink()
             except OSError as exc:
@@ -152,13 +153,14 @@ class LocalServer:
                     f"set SHOP_LOCAL_DB_DIR to a writable directory.") from None
 
     @contextlib.contextmanager
-    def lock(self, name="server"):
+    def lock(self, name="server", blocking=True):
         """Hold ``<name>.lock`` in the data directory (an exclusive ``flock``, released if
         the process dies). ``server`` guards starting and stopping the server; other
         names guard other one-at-a-time jobs (``shop.startup`` takes ``prepare``), so
         that a job holding its lock can still start the server.
 
-        Raises ``LocalServerError`` when the data directory cannot be written.
+        Raises ``LocalServerError`` when the data directory cannot be written, and
+        ``BlockingIOError`` when ``blocking`` is False and another process holds the lock.
         """
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -167,7 +169,7 @@ class LocalServer:
             self.check_writable()  # raises with the reason
             raise
         with handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            fcntl.flock(handle, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
             try:
                 yield
             finally:
@@ -220,12 +222,15 @@ class LocalServer:
         tmp.write_text(json.dumps({"pid": pid, "port": port}))
         tmp.replace(self.state_path)
 
-    def ensure_running(self):
+    def ensure_running(self, wait=True):
         """Return the connection string (str) of the running server, starting it if needed.
 
         Safe to call from several processes at once: the check and the start
         happen under ``server.lock``, so only one server is ever started. It
-        always listens on the directory's kept port.
+        always listens on the directory's kept port. With ``wait=False``, when
+        another process holds the lock (it is starting the server) and the port is
+        known, return that port's connection string at once instead of waiting:
+        the caller's client connects once the server answers.
         Raises ``LocalServerError`` when the server cannot be started: the
         data directory is not writable, the port is taken by another program,
         or the server exits or does not answer within ``START_TIMEOUT`` s.
@@ -233,25 +238,35 @@ class LocalServer:
         state = self._running_state()  # the common case: no lock needed
         if state:
             return uri_for(state["port"])
-        with self.lock():
-            state = self._running_state()
-            if state:
-                self._write_state(state["pid"], state["port"])
-                return uri_for(state["port"])
-            self.check_writable()
-            port = self._choose_port()
-            if not port_is_free(port):
-                raise LocalServerError(
-                    f"Port {port}, kept in {self.port_path} for this data directory, is taken by another "
-                    f"program; stop it, or delete that file to choose a new port (restart the shop then).")
-            with open(self.log_path, "ab") as log:
-                process = subprocess.Popen(
-                    _command(self.storage, port, durable=True), cwd=self.data_dir, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                )
-            _wait_until_answering(process, port, self.log_path)
-            self._write_state(process.pid, port)
+        try:
+            with self.lock(blocking=wait):
+                return self._start_locked()
+        except BlockingIOError:
+            port = self.kept_port()
+            if port is None:
+                return self.ensure_running(wait=True)
             return uri_for(port)
+
+    def _start_locked(self):
+        """``ensure_running()``'s work under the lock: the running server's URI, else start one."""
+        state = self._running_state()
+        if state:
+            self._write_state(state["pid"], state["port"])
+            return uri_for(state["port"])
+        self.check_writable()
+        port = self._choose_port()
+        if not port_is_free(port):
+            raise LocalServerError(
+                f"Port {port}, kept in {self.port_path} for this data directory, is taken by another "
+                f"program; stop it, or delete that file to choose a new port (restart the shop then).")
+        with open(self.log_path, "ab") as log:
+            process = subprocess.Popen(
+                _command(self.storage, port, durable=True), cwd=self.data_dir, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+            )
+        _wait_until_answering(process, port, self.log_path)
+        self._write_state(process.pid, port)
+        return uri_for(port)
 
     def status(self):
         """``{"running": bool, "pid", "port", "uri", "data_dir"}`` (pid, port, uri None when stopped)."""

@@ -31,6 +31,14 @@ RETRY_SECONDS = 2.0
 _lock = threading.Lock()
 _thread = None
 _last_attempt = 0.0
+_disabled = False
+
+
+def disable():
+    """Never start the server again from this process (``manage.py dbserver``, which stops
+    it on purpose: its own client must not bring it back)."""
+    global _disabled
+    _disabled = True
 
 
 def is_unavailable(exc):
@@ -64,14 +72,14 @@ def revive_soon(alias="default"):
     """Start the local server of the database ``alias`` again in a background thread, when it
     is the local one and no such thread runs in this process already.
 
-    Returns the thread (``threading.Thread``) started, or None (``MONGODB_URI`` set, one
-    already running, or the last attempt less than ``RETRY_SECONDS`` ago).
+    Returns the thread (``threading.Thread``) started, or None (``MONGODB_URI`` set,
+    ``disable()``d, one already running, or the last attempt less than ``RETRY_SECONDS`` ago).
     """
     global _thread, _last_attempt
     from django.conf import settings
     from django.db import connections
 
-    if not connections[alias].is_local:
+    if _disabled or not connections[alias].is_local:
         return None
     with _lock:
         if _thread is not None and _thread.is_alive():

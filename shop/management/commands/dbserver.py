@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from shop.commandlog import log_change
+from shop.mongo import revive
 from shop.mongo.localserver import LocalServer, LocalServerError
 
 
@@ -26,6 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         if settings.DATABASES["default"]["HOST"]:
             raise CommandError("MONGODB_URI is set: the shop uses that server, not a local one.")
+        revive.disable()  # this process stops the server on purpose: it must not start it again
         server = LocalServer(settings.SHOP_LOCAL_DB_DIR)
         if action == "start":
             try:

@@ -83,3 +83,49 @@ def test_which_errors_mean_the_database_is_unreachable(error, unavailable):
 def test_nothing_is_started_for_a_mongodb_uri():
     # The test run's database is MONGODB_URI (a server the shop does not run).
     assert revive_soon() is None
+
+
+def test_threads_that_find_the_local_server_gone_start_it_once(monkeypatch):
+    """Eight request threads of one process notice at once: one restart thread, one start."""
+    import threading
+    import time
+
+    from django.db import connections
+
+    import shop.mongo.revive as revive
+
+    starts = []
+    release = threading.Event()
+
+    def slow_start(data_dir):
+        starts.append(data_dir)
+        release.wait(5)
+
+    with monkeypatch.context() as patch:  # undone before the test's database flush
+        patch.setattr(type(connections["default"]), "is_local", property(lambda self: True))
+        patch.setattr(revive, "_restart", slow_start)
+        patch.setattr(revive, "_thread", None)
+        patch.setattr(revive, "_last_attempt", 0.0)
+        barrier = threading.Barrier(8)
+        results = []
+
+        def notice():
+            barrier.wait()
+            results.append(revive_soon())
+
+        threads = [threading.Thread(target=notice) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        started = [r for r in results if r is not None]
+        assert len(started) == 1 and results.count(None) == 7
+        release.set()
+        started[0].join(5)
+        assert len(starts) == 1
+        assert revive_soon() is None  # within RETRY_SECONDS of the last attempt: not again
+        patch.setattr(revive, "_last_attempt", time.monotonic() - revive.RETRY_SECONDS)
+        again = revive_soon()
+        assert again is not None
+        again.join(5)
+        assert len(starts) == 2

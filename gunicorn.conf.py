@@ -44,6 +44,7 @@ def on_starting(server):
     django.setup()
     from django.db import connections
 
+    from shop.mongo import revive
     from shop.mongo.localserver import LocalServerError
     from shop.startup import prepare_local_database, startup_failure
 
@@ -53,6 +54,17 @@ def on_starting(server):
         # A read-only data directory, a taken port...: one line, no traceback, exit 1.
         server.log.error(startup_failure(exc))
         raise SystemExit(1) from None
+    # The master's client closes: its monitor's last, failed heartbeat must not start a
+    # restart thread in the master (shop.mongo.revive); the workers enable it again (post_fork).
+    revive.disable()
     for alias in connections:
         connections[alias].close_pool()
     os.environ["SHOP_DATABASE_PREPARED"] = "1"
+
+
+def post_fork(server, worker):
+    """In each worker: start the local server again when it is found gone (``shop.mongo.revive``),
+    which the master switched off for itself."""
+    from shop.mongo import revive
+
+    revive.enable()

@@ -15,6 +15,7 @@ started here, the shop answers 503 until that server is back.
 """
 
 import logging
+import os
 import threading
 import time
 
@@ -36,9 +37,27 @@ _disabled = False
 
 def disable():
     """Never start the server again from this process (``manage.py dbserver``, which stops
-    it on purpose: its own client must not bring it back)."""
+    it on purpose: its own client must not bring it back; gunicorn's master, whose client
+    is closed before it forks the workers)."""
     global _disabled
     _disabled = True
+
+
+def enable():
+    """Undo ``disable()`` (a gunicorn worker, forked from the master that disabled it)."""
+    global _disabled
+    _disabled = False
+
+
+def _after_fork_in_child():
+    # A thread of the parent may have held the lock, or been restarting, when it forked:
+    # in the child that thread does not exist, so the lock and its record start afresh.
+    global _lock, _thread
+    _lock = threading.Lock()
+    _thread = None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def is_unavailable(exc):

@@ -73,6 +73,12 @@ def test_a_killed_server_comes_back_under_a_running_shop_with_no_command_run(tmp
         healed = shop.seconds_to_200("/", killed, timeout=30,
                                      on_answer=lambda s, h, b: statuses.append(s))
         assert healed is not None and set(statuses) <= {200, 503}, statuses
+        # The database and a worker at once: the new worker's first connection finds it gone too.
+        shop.kill_worker()
+        killed = shop.kill_db()
+        statuses = []
+        healed = shop.seconds_to_200("/", killed, timeout=30, on_answer=lambda s, h, b: statuses.append(s))
+        assert healed is not None and set(statuses) <= {0, 200, 503}, statuses
         log = shop.log()
     assert "Traceback" not in log and " 500 " not in log, log[-3000:]
 

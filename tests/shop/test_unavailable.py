@@ -129,3 +129,18 @@ def test_threads_that_find_the_local_server_gone_start_it_once(monkeypatch):
         assert again is not None
         again.join(5)
         assert len(starts) == 2
+
+
+def test_a_forked_worker_does_not_inherit_a_held_restart_lock():
+    """gunicorn forks its workers from the master: a lock held by a thread of the master at
+    that moment must not stay held for ever in the worker (that thread is not there)."""
+    import os
+
+    import shop.mongo.revive as revive
+
+    with revive._lock:
+        pid = os.fork()
+        if pid == 0:  # the child: only the lock, then out
+            os._exit(0 if revive._lock.acquire(timeout=2) and revive._thread is None else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -34,6 +34,7 @@ def on_starting(server):
 
     A worker is killed when it does not answer within ``timeout`` seconds, so the
     first start (migrations, the demo catalog) is not left to the workers' boot.
+    When the local server cannot be used, it logs the one-line reason and exits 1.
     The workers are told it is done (``SHOP_DATABASE_PREPARED``), and the master's
     client is closed before they fork (pymongo clients are not fork-safe).
     """
@@ -43,9 +44,27 @@ def on_starting(server):
     django.setup()
     from django.db import connections
 
-    from shop.startup import prepare_local_database
+    from shop.mongo import revive
+    from shop.mongo.localserver import LocalServerError
+    from shop.startup import prepare_local_database, startup_failure
 
-    prepare_local_database()
+    try:
+        prepare_local_database()
+    except LocalServerError as exc:
+        # A read-only data directory, a taken port...: one line, no traceback, exit 1.
+        server.log.error(startup_failure(exc))
+        raise SystemExit(1) from None
+    # The master's client closes: its monitor's last, failed heartbeat must not start a
+    # restart thread in the master (shop.mongo.revive); the workers enable it again (post_fork).
+    revive.disable()
     for alias in connections:
         connections[alias].close_pool()
     os.environ["SHOP_DATABASE_PREPARED"] = "1"
+
+
+def post_fork(server, worker):
+    """In each worker: start the local server again when it is found gone (``shop.mongo.revive``),
+    which the master switched off for itself."""
+    from shop.mongo import revive
+
+    revive.enable()

@@ -8,7 +8,16 @@ def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except RuntimeError as exc:
+        # The local database server cannot be used (read-only data directory, port taken...):
+        # its one-line reason and a non-zero exit, not a traceback.
+        from shop.mongo.localserver import LocalServerError
+
+        if not isinstance(exc, LocalServerError):
+            raise
+        sys.exit(f"manage.py: {exc}")
 
 
 if __name__ == "__main__":

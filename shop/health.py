@@ -11,6 +11,8 @@ from django.views.decorators.cache import never_cache
 from pymongo.errors import PyMongoError
 
 from shop.mongo import engine
+from shop.mongo.localserver import LocalServerError
+from shop.mongo.revive import revive_soon
 
 logger = logging.getLogger(__name__)
 
@@ -21,14 +23,17 @@ def ping(alias="default"):
     Returns None when it answers, else a one-line reason (str). A server
     that does not answer costs at most the timeout (pymongo's client-side
     operation timeout, which bounds server selection too), never a hang.
+    A local server that does not answer is started again in the background
+    (``shop.mongo.revive``); this answer still says it is down.
     """
     connection = connections[alias]
     try:
         with pymongo.timeout(settings.SHOP_HEALTHZ_TIMEOUT):
             connection.ensure_connection()
             connection.connection.admin.command("ping")
-    except (PyMongoError, DatabaseError) as exc:
-        logger.warning("Health check: database %r does not answer: %s", alias, exc)
+    except (PyMongoError, DatabaseError, LocalServerError) as exc:
+        logger.warning("Health check: database %r does not answer: %s", alias, str(exc).splitlines()[0])
+        revive_soon(alias)
         return type(exc).__name__
     return None
 

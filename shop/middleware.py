@@ -1,7 +1,11 @@
-"""Request logging: one line per request with method, path, status and duration."""
+"""Request logging (one line per request with method, path, status and duration), and the
+503 answer while the database cannot be reached."""
 
 import logging
 import time
+
+from shop.mongo.revive import is_unavailable
+from shop.unavailable import unavailable_response
 
 logger = logging.getLogger("shop.requests")
 
@@ -28,3 +32,26 @@ class RequestLogMiddleware:
             extra={"status_code": response.status_code, "duration_ms": duration_ms},
         )
         return response
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that fails because the database cannot be reached (``is_unavailable``) answers
+    503 with ``Retry-After`` (``shop.unavailable``), in the shop's look or as JSON under
+    ``/api/``, instead of a 500; the local server is started again in the background.
+
+    Works in DEBUG too (Django's technical 500 page would otherwise show). Errors raised
+    outside a view (another middleware) reach the shop's ``handler500``, which does the same.
+    Other errors pass on untouched.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        """``unavailable_response`` for "database unreachable" errors, else None (Django goes on)."""
+        if is_unavailable(exception):
+            return unavailable_response(request, exception)
+        return None

@@ -57,6 +57,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "shop.middleware.RequestLogMiddleware",
+    # A view that cannot reach the database answers 503 with Retry-After (shop.unavailable).
+    "shop.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -276,6 +278,10 @@ AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
+
+# While the database cannot be reached, pages answer 503 with this Retry-After, in seconds
+# (shop.unavailable); on the local server the shop starts it again by itself (shop.mongo.revive).
+SHOP_UNAVAILABLE_RETRY_AFTER = env.int("SHOP_UNAVAILABLE_RETRY_AFTER", default=5)
 
 # /healthz: how long a ping of MongoDB may take, in seconds, before it answers 503.
 SHOP_HEALTHZ_TIMEOUT = env.float("SHOP_HEALTHZ_TIMEOUT", default=2.0)

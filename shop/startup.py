@@ -27,7 +27,10 @@ logger = logging.getLogger(__name__)
 def prepare_local_database():
     """Migrate, load the demo into an empty database and create the staff user, on the local server only.
 
-    Returns True when it ran (no ``MONGODB_URI``), else False.
+    Returns True when it ran (no ``MONGODB_URI``), else False. Raises
+    ``LocalServerError`` (its message one line: a read-only or uncreatable data
+    directory, a taken port, a server that does not start) when the local server
+    cannot be used; ``startup_failure()`` words it for the operator.
     """
     if engine() != LOCAL:
         return False
@@ -60,3 +63,9 @@ def _create_staff_user():
         return
     User.objects.create_superuser(username=username, email="", password=password)
     logger.warning("Staff user %r created for /admin/.", username)
+
+
+def startup_failure(exc):
+    """The one-line message (str) for a shop that cannot start because of ``exc``
+    (a ``LocalServerError``), as gunicorn's master and ``shop.wsgi`` report it."""
+    return f"The shop cannot start: {str(exc).splitlines()[0]}"

@@ -18,6 +18,9 @@ def media(request, path):
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
+# A "database unreachable" error raised outside a view answers 503, not 500 (shop.unavailable).
+handler500 = "shop.unavailable.server_error"
+
 urlpatterns = [
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),

@@ -13,12 +13,18 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.settings")
 application = get_wsgi_application()
 
-from shop.startup import prepare_local_database  # noqa: E402  (needs Django set up)
+from django.core.exceptions import ImproperlyConfigured  # noqa: E402
+
+from shop.mongo.localserver import LocalServerError  # noqa: E402
+from shop.startup import prepare_local_database, startup_failure  # noqa: E402  (needs Django set up)
 
 # gunicorn's master prepares the database before forking (gunicorn.conf.py's
 # on_starting); runserver and other servers prepare it here.
 if not os.environ.get("SHOP_DATABASE_PREPARED"):
-    prepare_local_database()
+    try:
+        prepare_local_database()
+    except LocalServerError as exc:
+        raise ImproperlyConfigured(startup_failure(exc)) from None
 
 # Interrupted checkouts are settled by every serving process by itself
 # (orders.reconcile; concurrent runs are safe), as cron would with

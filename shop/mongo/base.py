@@ -5,7 +5,9 @@ setting) it talks to that MongoDB; without one it talks to the local
 SecantusDB server (``shop.mongo.localserver``), starting it when this is the
 first process that needs it. Either way it is pymongo over the wire, with
 the shop's command counter (``shop.mongo.counter``) attached to the client,
-and the compiler shim of ``shop.mongo.compiler``.
+and the compiler shim of ``shop.mongo.compiler``. On the local server the
+client also watches its heartbeats: when the server is gone, the process
+starts it again (``shop.mongo.revive``).
 """
 
 from django.conf import settings
@@ -14,6 +16,7 @@ from django_mongodb_backend.operations import DatabaseOperations as MongoDatabas
 
 from .counter import CommandCounter
 from .localserver import LocalServer
+from .revive import ReviveOnHeartbeatFailure
 from .schema import DatabaseSchemaEditor
 
 
@@ -35,7 +38,15 @@ class DatabaseWrapper(MongoDatabaseWrapper):
 
     def get_connection_params(self):
         params = super().get_connection_params()
+        listeners = [*params.get("event_listeners", ()), CommandCounter()]
         if self.is_local:
-            params["host"] = LocalServer(settings.SHOP_LOCAL_DB_DIR).ensure_running()
-        params["event_listeners"] = [*params.get("event_listeners", ()), CommandCounter()]
+            listeners.append(ReviveOnHeartbeatFailure(self.alias))
+            # When this process's client exists (another thread made it), get_new_connection
+            # reuses it as is, on the kept port, reconnecting by itself: asking for the server
+            # here would only block this thread while another process restarts it. For the
+            # same reason a first client does not wait for another process's restart
+            # (wait=False): it connects to the kept port once the server answers there.
+            if self.alias not in self._connection_pools:
+                params["host"] = LocalServer(settings.SHOP_LOCAL_DB_DIR).ensure_running(wait=False)
+        params["event_listeners"] = listeners
         return params

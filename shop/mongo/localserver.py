@@ -9,6 +9,9 @@ lives in ``settings.SHOP_LOCAL_DB_DIR`` (``var/db/`` in the project,
 ignored by git):
 
 * ``storage/``: the WiredTiger files;
+* ``port``: the server's port, chosen once (a free one) when the directory is
+  first used and kept: a restarted server listens where every process's
+  client already looks, so pymongo reconnects by itself;
 * ``server.json``: ``{"pid", "port"}`` of the running server;
 * ``server.lock``: taken (``flock``) while a process checks or starts the
   server, so that two processes starting at once start one server;
@@ -21,7 +24,13 @@ Whichever process needs the database first (runserver, a gunicorn worker, a
 other process finds it in ``server.json`` and uses the same one. The server
 is started in a session of its own, so it outlives the process that started
 it (runserver's autoreloader restarts the shop, not the database);
-``manage.py dbserver stop`` stops it.
+``manage.py dbserver stop`` stops it. When it is gone (killed, crashed),
+the next process to miss it starts it again on the same port
+(``shop.mongo.revive``).
+
+Every error is a ``LocalServerError`` whose first line is the reason (a
+read-only or uncreatable data directory, a port taken by another program,
+a server that exited or did not answer, with the seconds really waited).
 
 The test run uses ``start_throwaway()`` instead: in-memory storage on a free
 port, ended with the test process.
@@ -33,14 +42,14 @@ import fcntl
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pymongo
-from pymongo.errors import PyMongoError
+from .serverprocess import answers, free_port, is_server_of, port_is_free, server_pid, terminate, uri_for
+
+__all__ = ["LocalServer", "LocalServerError", "answers", "start_throwaway", "uri_for"]
 
 #: Seconds a starting server may take to answer before ``LocalServerError``.
 START_TIMEOUT = 30.0
@@ -49,50 +58,15 @@ STOP_TIMEOUT = 15.0
 
 
 class LocalServerError(RuntimeError):
-    """The local server could not be started (the message says why, with its log's tail)."""
+    """The local server could not be used or started.
 
-
-def uri_for(port):
-    """The connection string of a local server on ``port`` (int).
-
-    ``directConnection`` talks to that one node: SecantusDB announces
-    itself as a one-node replica set (so sessions and transactions work),
-    and there is no other member to discover.
+    ``str()`` is the one-line reason; ``log_tail`` (str, maybe empty) the end
+    of the server's log, for the operator who wants more.
     """
-    return f"mongodb://127.0.0.1:{port}/?directConnection=true"
 
-
-def answers(port, timeout=1.0):
-    """True when a MongoDB server on 127.0.0.1:``port`` answers ``ping`` within ``timeout`` seconds."""
-    client = pymongo.MongoClient(uri_for(port), serverSelectionTimeoutMS=int(timeout * 1000),
-                                 connectTimeoutMS=int(timeout * 1000))
-    try:
-        client.admin.command("ping")
-        return True
-    except PyMongoError:
-        return False
-    finally:
-        client.close()
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A child of this process that has exited stays a zombie until reaped.
-    with contextlib.suppress(ChildProcessError):
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return False
-    return True
+    def __init__(self, reason, log_tail=""):
+        super().__init__(reason)
+        self.log_tail = log_tail
 
 
 def _command(storage, port, durable):
@@ -108,46 +82,94 @@ def _command(storage, port, durable):
             *(["--sync-on-commit"] if durable else [])]
 
 
-def _wait_until_answering(process, port, log_path=None):
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
+def _last_line(text):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _wait_until_answering(process, port, log_path=None, timeout=None):
+    """Wait until the server ``process`` answers on ``port``; raise ``LocalServerError`` (saying
+    the seconds really waited) when it exits first or does not answer within ``timeout``
+    seconds (default ``START_TIMEOUT``)."""
+    timeout = START_TIMEOUT if timeout is None else timeout
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
         if process.poll() is not None:
             break
         if answers(port, timeout=0.5):
             return
         time.sleep(0.1)
-    process.kill()
+    waited = time.monotonic() - started
+    exit_code = process.poll()
+    if exit_code is None:
+        process.kill()
+        process.wait()
+        reason = f"The local database server did not answer on port {port} within {waited:.1f} s"
+    else:
+        reason = (f"The local database server exited (code {exit_code}) after {waited:.1f} s "
+                  f"without answering on port {port}")
     tail = ""
     if log_path and Path(log_path).exists():
         tail = Path(log_path).read_text(errors="replace")[-2000:]
-    raise LocalServerError(
-        f"The local database server did not start on port {port} within {START_TIMEOUT:.0f} s"
-        + (f"; its log ({log_path}) ends with:\n{tail}" if tail else ".")
-    )
+    last = _last_line(tail)
+    raise LocalServerError(reason + (f"; its log ({log_path}) ends with: {last}" if last else "."), tail)
 
 
 class LocalServer:
-    """The local server whose files are in ``data_dir`` (a ``Path``).
+    """The local server whose files are in ``data_dir`` (a path; made absolute).
 
     ``ensure_running()`` returns its connection string, starting it when
     needed; ``status()`` and ``stop()`` serve ``manage.py dbserver``.
     """
 
     def __init__(self, data_dir):
-        self.data_dir = Path(data_dir)
+        self.data_dir = Path(os.path.abspath(data_dir))
         self.storage = self.data_dir / "storage"
         self.state_path = self.data_dir / "server.json"
+        self.port_path = self.data_dir / "port"
         self.log_path = self.data_dir / "server.log"
 
+    def check_writable(self):
+        """Make the data directory and its ``storage/`` if missing and check that files can
+        be written there (by writing one: root ignores permission bits, not a read-only mount).
+
+        Raises ``LocalServerError`` with a one-line reason when they cannot.
+        """
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LocalServerError(
+                f"The local database's data directory {self.data_dir} cannot be created "
+                f"({exc.strerror}); set SHOP_LOCAL_DB_DIR to a writable directory.") from None
+        for folder in (self.data_dir, self.storage):
+            probe = folder / f".write-test-{os.getpid()}"
+            try:
+                folder.mkdir(exist_ok=True)
+                probe.write_bytes(b"")
+                probe.unlink()
+            except OSError as exc:
+                raise LocalServerError(
+                    f"The local database's data directory {folder} is not writable ({exc.strerror}); "
+                    f"set SHOP_LOCAL_DB_DIR to a writable directory.") from None
+
     @contextlib.contextmanager
-    def lock(self, name="server"):
+    def lock(self, name="server", blocking=True):
         """Hold ``<name>.lock`` in the data directory (an exclusive ``flock``, released if
         the process dies). ``server`` guards starting and stopping the server; other
         names guard other one-at-a-time jobs (``shop.startup`` takes ``prepare``), so
-        that a job holding its lock can still start the server."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.data_dir / f"{name}.lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        that a job holding its lock can still start the server.
+
+        Raises ``LocalServerError`` when the data directory cannot be written, and
+        ``BlockingIOError`` when ``blocking`` is False and another process holds the lock.
+        """
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            handle = open(self.data_dir / f"{name}.lock", "a")
+        except OSError:
+            self.check_writable()  # raises with the reason
+            raise
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
             try:
                 yield
             finally:
@@ -160,38 +182,91 @@ class LocalServer:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def kept_port(self):
+        """The port (int) kept in ``port`` for this directory, or None before the first start."""
+        try:
+            port = int(self.port_path.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return port if 0 < port < 65536 else None
+
+    def _choose_port(self):
+        """The kept port; on the first start, a free one (the one of an older ``server.json`` if
+        any), written to ``port`` for every later start. Called under the server's lock."""
+        port = self.kept_port()
+        if port is None:
+            state = self._read_state()
+            port = state["port"] if state else free_port()
+            tmp = self.port_path.with_suffix(".tmp")
+            tmp.write_text(f"{port}\n")
+            tmp.replace(self.port_path)
+        return port
+
     def _running_state(self):
+        """``{"pid", "port"}`` of this directory's server when it answers, else None.
+
+        The pid is the one the server reports (``serverStatus``), checked to be a
+        server on this directory's storage: never merely the pid written in ``server.json``.
+        """
         state = self._read_state()
-        if state and _pid_alive(state["pid"]) and answers(state["port"]):
-            return state
+        port = self.kept_port() or (state and state["port"])
+        if not port:
+            return None
+        pid = server_pid(port)
+        if pid and is_server_of(pid, self.storage, port):
+            return {"pid": pid, "port": port}
         return None
 
-    def ensure_running(self):
+    def _write_state(self, pid, port):
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"pid": pid, "port": port}))
+        tmp.replace(self.state_path)
+
+    def ensure_running(self, wait=True):
         """Return the connection string (str) of the running server, starting it if needed.
 
         Safe to call from several processes at once: the check and the start
-        happen under ``server.lock``, so only one server is ever started.
-        Raises ``LocalServerError`` when it does not start.
+        happen under ``server.lock``, so only one server is ever started. It
+        always listens on the directory's kept port. With ``wait=False``, when
+        another process holds the lock (it is starting the server) and the port is
+        known, return that port's connection string at once instead of waiting:
+        the caller's client connects once the server answers.
+        Raises ``LocalServerError`` when the server cannot be started: the
+        data directory is not writable, the port is taken by another program,
+        or the server exits or does not answer within ``START_TIMEOUT`` s.
         """
         state = self._running_state()  # the common case: no lock needed
         if state:
             return uri_for(state["port"])
-        with self.lock():
-            state = self._running_state()
-            if state:
-                return uri_for(state["port"])
-            port = _free_port()
-            self.storage.mkdir(parents=True, exist_ok=True)
-            with open(self.log_path, "ab") as log:
-                process = subprocess.Popen(
-                    _command(self.storage, port, durable=True), cwd=self.data_dir, stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                )
-            _wait_until_answering(process, port, self.log_path)
-            tmp = self.state_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"pid": process.pid, "port": port}))
-            tmp.replace(self.state_path)
+        try:
+            with self.lock(blocking=wait):
+                return self._start_locked()
+        except BlockingIOError:
+            port = self.kept_port()
+            if port is None:
+                return self.ensure_running(wait=True)
             return uri_for(port)
+
+    def _start_locked(self):
+        """``ensure_running()``'s work under the lock: the running server's URI, else start one."""
+        state = self._running_state()
+        if state:
+            self._write_state(state["pid"], state["port"])
+            return uri_for(state["port"])
+        self.check_writable()
+        port = self._choose_port()
+        if not port_is_free(port):
+            raise LocalServerError(
+                f"Port {port}, kept in {self.port_path} for this data directory, is taken by another "
+                f"program; stop it, or delete that file to choose a new port (restart the shop then).")
+        with open(self.log_path, "ab") as log:
+            process = subprocess.Popen(
+                _command(self.storage, port, durable=True), cwd=self.data_dir, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+            )
+        _wait_until_answering(process, port, self.log_path)
+        self._write_state(process.pid, port)
+        return uri_for(port)
 
     def status(self):
         """``{"running": bool, "pid", "port", "uri", "data_dir"}`` (pid, port, uri None when stopped)."""
@@ -205,24 +280,32 @@ class LocalServer:
         }
 
     def stop(self):
-        """Stop the server (SIGTERM, then SIGKILL after ``STOP_TIMEOUT`` s).
+        """Stop this directory's server: SIGTERM, then SIGKILL after ``STOP_TIMEOUT`` s.
 
-        Returns the pid stopped, or None when none was running.
+        SecantusDB has no ``shutdown`` command, so the pid is checked first: the
+        pid the server on the kept port reports, and the pid in ``server.json``,
+        are each signalled only when their command line shows a SecantusDB
+        server on this directory's storage. Any other process is left alone.
+        ``server.json`` is removed only once no server answers on the port.
+
+        Returns the pid stopped (int), or None when none of this directory's
+        servers was running. Raises ``LocalServerError`` when a server still
+        answers on the port afterwards (one this check would not signal).
         """
         with self.lock():
             state = self._read_state()
-            if not state or not _pid_alive(state["pid"]):
-                self.state_path.unlink(missing_ok=True)
-                return None
-            pid = state["pid"]
-            os.kill(pid, signal.SIGTERM)
-            deadline = time.monotonic() + STOP_TIMEOUT
-            while _pid_alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if _pid_alive(pid):
-                os.kill(pid, signal.SIGKILL)
+            port = self.kept_port() or (state and state["port"])
+            candidates = [port and server_pid(port), state and state["pid"]]
+            stopped = None
+            for pid in dict.fromkeys(p for p in candidates if p):
+                if terminate(pid, self.storage, STOP_TIMEOUT):
+                    stopped = pid
+            if port and answers(port):
+                raise LocalServerError(
+                    f"A server still answers on port {port} and is not this data directory's server "
+                    f"(pid check failed); {self.state_path} is kept.")
             self.state_path.unlink(missing_ok=True)
-            return pid
+            return stopped
 
 
 def _die_with_parent():
@@ -239,7 +322,7 @@ def start_throwaway(storage=":memory:"):
     Returns ``(uri, process)``; the caller may ``process.terminate()`` it sooner.
     Raises ``LocalServerError`` when it does not start.
     """
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(_command(storage, port, durable=storage != ":memory:"), stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                preexec_fn=_die_with_parent)

@@ -3,7 +3,9 @@
 Without ``MONGODB_URI`` the shop keeps its data in a local SecantusDB server
 (``shop.mongo.localserver``) that the first process needing it starts and
 every other process shares. This command shows whether it runs (pid, port,
-connection string, data directory), starts it, or stops it. With
+connection string, data directory), starts it, or stops it. ``stop`` signals
+only a process checked to be this data directory's server, never another
+process that happens to have the pid written in ``server.json``. With
 ``MONGODB_URI`` set there is no local server to manage: it says so and exits
 non-zero.
 """
@@ -12,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from shop.commandlog import log_change
+from shop.mongo import revive
 from shop.mongo.localserver import LocalServer, LocalServerError
 
 
@@ -24,6 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, action, **options):
         if settings.DATABASES["default"]["HOST"]:
             raise CommandError("MONGODB_URI is set: the shop uses that server, not a local one.")
+        revive.disable()  # this process stops the server on purpose: it must not start it again
         server = LocalServer(settings.SHOP_LOCAL_DB_DIR)
         if action == "start":
             try:
@@ -32,7 +36,10 @@ class Command(BaseCommand):
                 raise CommandError(str(exc).splitlines()[0]) from None
             log_change(self, f"running at {uri} (data in {server.data_dir}).")
         elif action == "stop":
-            pid = server.stop()
+            try:
+                pid = server.stop()
+            except LocalServerError as exc:
+                raise CommandError(str(exc).splitlines()[0]) from None
             if pid is None:
                 self.stdout.write("dbserver: not running.")
             else:

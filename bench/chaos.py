@@ -146,7 +146,7 @@ def main():
     print(f"charges w/o an order  {figures['unmatched']}   (must be 0)")
     print(f"carts left pending    {figures['pending']}   (must be 0)")
     print("db kill -> next 200   " + ", ".join(f"{s:.1f} s" for s in healed) + "   (each < 30 s)")
-    answer = (checked.stdout + checked.stderr).strip().splitlines()
+    answer = (checked.stdout if checked.returncode == 0 else checked.stderr).strip().splitlines()
     print(f"check_inventory       exit {checked.returncode}: {answer[-1] if answer else ''}")
     ok = (figures["unmatched"] == 0 and figures["pending"] == 0 and all(s < 30 for s in healed)
           and checked.returncode == 0)

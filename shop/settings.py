@@ -21,9 +21,16 @@ from pathlib import Path
 
 import environ
 
+from shop.dotenv import development_key, dotenv_path
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
+# The checkout's own settings (`.env`, written by the first start in DEBUG: a
+# secret key, so that later commands work in a new shell); the environment wins.
+DOTENV = dotenv_path()
+if DOTENV is not None and DOTENV.exists():
+    environ.Env.read_env(DOTENV)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
@@ -31,8 +38,9 @@ if not SECRET_KEY:
     if not DEBUG:
         from django.core.exceptions import ImproperlyConfigured
 
-        raise ImproperlyConfigured("Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=1 for development).")
-    SECRET_KEY = "django-insecure-development-only-key-not-for-production"
+        raise ImproperlyConfigured(
+            "Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=1 for development, which writes one to .env).")
+    SECRET_KEY = development_key(DOTENV)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
@@ -41,9 +49,10 @@ INSTALLED_APPS = [
     "shop.apps.MongoContentTypesConfig",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: the shop's runserver (shop/management/commands/) overrides its.
+    "shop.apps.ShopConfig",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    "shop.apps.ShopConfig",
     "imagekit",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",

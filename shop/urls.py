@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import Http404
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.static import serve
 
@@ -18,7 +19,14 @@ def media(request, path):
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
+def favicon(request):
+    """``/favicon.ico``, which browsers and crawlers ask for: a permanent redirect to the
+    icon's static URL (hashed and cached for a year under the manifest storage)."""
+    return HttpResponsePermanentRedirect(static("shop/favicon.ico"))
+
+
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

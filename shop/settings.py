@@ -238,6 +238,34 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# Development: django-debug-toolbar with the MongoDB commands of each request
+# (django-mongodb-extensions' MQL panel fed by pymongo's command monitoring,
+# shop/mqlpanel.py), for requests from this machine. Only with DJANGO_DEBUG on
+# (never in production settings nor in the tests); SHOP_DEBUG_TOOLBAR=0 turns it off.
+import importlib.util  # noqa: E402
+
+SHOP_DEBUG_TOOLBAR = (DEBUG and env.bool("SHOP_DEBUG_TOOLBAR", default=True)
+                      and importlib.util.find_spec("debug_toolbar") is not None)
+if SHOP_DEBUG_TOOLBAR:
+    INSTALLED_APPS += ["debug_toolbar", "django_mongodb_extensions"]
+    MIDDLEWARE.insert(1, "debug_toolbar.middleware.DebugToolbarMiddleware")
+    INTERNAL_IPS = ["127.0.0.1", "::1"]
+    DEBUG_TOOLBAR_PANELS = [
+        "debug_toolbar.panels.history.HistoryPanel",
+        "debug_toolbar.panels.versions.VersionsPanel",
+        "debug_toolbar.panels.timer.TimerPanel",
+        "debug_toolbar.panels.settings.SettingsPanel",
+        "debug_toolbar.panels.headers.HeadersPanel",
+        "debug_toolbar.panels.request.RequestPanel",
+        "shop.mqlpanel.MongoCommandsPanel",  # instead of the SQL panel
+        "debug_toolbar.panels.staticfiles.StaticFilesPanel",
+        "debug_toolbar.panels.templates.TemplatesPanel",
+        "debug_toolbar.panels.cache.CachePanel",
+        "debug_toolbar.panels.signals.SignalsPanel",
+        "debug_toolbar.panels.redirects.RedirectsPanel",
+        "debug_toolbar.panels.profiling.ProfilingPanel",
+    ]
+
 # Static files: WhiteNoise serves what `collectstatic` wrote to STATIC_ROOT,
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.
 STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT)))

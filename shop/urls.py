@@ -19,6 +19,12 @@ def media(request, path):
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
+def _debug_toolbar_urls():
+    from debug_toolbar.toolbar import debug_toolbar_urls
+
+    return debug_toolbar_urls()
+
+
 def favicon(request):
     """``/favicon.ico``, which browsers and crawlers ask for: a permanent redirect to the
     icon's static URL (hashed and cached for a year under the manifest storage)."""
@@ -32,6 +38,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/v1/", api.urls),
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media, name="media"),
+    *(_debug_toolbar_urls() if settings.SHOP_DEBUG_TOOLBAR else []),
     path("", include("inventory.urls")),
     path("", include("orders.urls")),
     path("account/", include("accounts.urls")),

@@ -110,8 +110,8 @@ class ProductPage(Schema):
 
     category: Crumb
     sort: str
-    page: int
+    page: int = Field(ge=1)
     pages: int
-    per_page: int
+    per_page: int = Field(ge=1, description="Products a page: the shop's CATALOG_PAGE_SIZE (24 unless set).")
     count: int = Field(description="Products in the category and its subtree.")
     products: list[ProductCard]

@@ -35,3 +35,12 @@ class ShopConfig(AppConfig):
 
     name = "shop"
     default_auto_field = OBJECT_ID_AUTO_FIELD
+
+    def ready(self):
+        from django.conf import settings
+
+        if getattr(settings, "SHOP_DEBUG_TOOLBAR", False):
+            # Before any pymongo client exists: the toolbar's MongoDB panel listens to them all.
+            from shop.mqlpanel import register
+
+            register()

@@ -21,9 +21,16 @@ from pathlib import Path
 
 import environ
 
+from shop.dotenv import development_key, dotenv_path
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
+# The checkout's own settings (`.env`, written by the first start in DEBUG: a
+# secret key, so that later commands work in a new shell); the environment wins.
+DOTENV = dotenv_path()
+if DOTENV is not None and DOTENV.exists():
+    environ.Env.read_env(DOTENV)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="")
@@ -31,8 +38,9 @@ if not SECRET_KEY:
     if not DEBUG:
         from django.core.exceptions import ImproperlyConfigured
 
-        raise ImproperlyConfigured("Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=1 for development).")
-    SECRET_KEY = "django-insecure-development-only-key-not-for-production"
+        raise ImproperlyConfigured(
+            "Set DJANGO_SECRET_KEY (or DJANGO_DEBUG=1 for development, which writes one to .env).")
+    SECRET_KEY = development_key(DOTENV)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
@@ -41,9 +49,10 @@ INSTALLED_APPS = [
     "shop.apps.MongoContentTypesConfig",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: the shop's runserver (shop/management/commands/) overrides its.
+    "shop.apps.ShopConfig",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
-    "shop.apps.ShopConfig",
     "imagekit",
     "catalog.apps.CatalogConfig",
     "inventory.apps.InventoryConfig",
@@ -237,6 +246,34 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     },
 }
+
+# Development: django-debug-toolbar with the MongoDB commands of each request
+# (django-mongodb-extensions' MQL panel fed by pymongo's command monitoring,
+# shop/mqlpanel.py), for requests from this machine. Only with DJANGO_DEBUG on
+# (never in production settings nor in the tests); SHOP_DEBUG_TOOLBAR=0 turns it off.
+import importlib.util  # noqa: E402
+
+SHOP_DEBUG_TOOLBAR = (DEBUG and env.bool("SHOP_DEBUG_TOOLBAR", default=True)
+                      and importlib.util.find_spec("debug_toolbar") is not None)
+if SHOP_DEBUG_TOOLBAR:
+    INSTALLED_APPS += ["debug_toolbar", "django_mongodb_extensions"]
+    MIDDLEWARE.insert(1, "debug_toolbar.middleware.DebugToolbarMiddleware")
+    INTERNAL_IPS = ["127.0.0.1", "::1"]
+    DEBUG_TOOLBAR_PANELS = [
+        "debug_toolbar.panels.history.HistoryPanel",
+        "debug_toolbar.panels.versions.VersionsPanel",
+        "debug_toolbar.panels.timer.TimerPanel",
+        "debug_toolbar.panels.settings.SettingsPanel",
+        "debug_toolbar.panels.headers.HeadersPanel",
+        "debug_toolbar.panels.request.RequestPanel",
+        "shop.mqlpanel.MongoCommandsPanel",  # instead of the SQL panel
+        "debug_toolbar.panels.staticfiles.StaticFilesPanel",
+        "debug_toolbar.panels.templates.TemplatesPanel",
+        "debug_toolbar.panels.cache.CachePanel",
+        "debug_toolbar.panels.signals.SignalsPanel",
+        "debug_toolbar.panels.redirects.RedirectsPanel",
+        "debug_toolbar.panels.profiling.ProfilingPanel",
+    ]
 
 # Static files: WhiteNoise serves what `collectstatic` wrote to STATIC_ROOT,
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.

@@ -9,6 +9,8 @@ it. With ``MONGODB_URI`` the same tests run against that MongoDB.
 
 import os
 
+# Neither this run nor the processes it starts read or write the checkout's .env (shop/dotenv.py).
+os.environ["SHOP_DOTENV"] = ""
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz")
 if not os.environ.get("MONGODB_URI"):
     from shop.mongo.localserver import start_throwaway
@@ -44,10 +46,13 @@ MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
 atexit.register(shutil.rmtree, MEDIA_ROOT, True)
 SHOP_SERVE_MEDIA = True
 
-# TestProvider's charges: a throw-away SQLite file for the run (the processes the
-# tests start share it through the environment).
-if not os.environ.get("PAYMENT_TEST_LEDGER"):
+# TestProvider's charges: a throw-away SQLite file per test process (each
+# pytest-xdist worker has its own, as it has its own database); the processes a
+# test starts inherit its file through the environment.
+_LEDGER_OWNER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+if not os.environ.get("PAYMENT_TEST_LEDGER") or os.environ.get("PAYMENT_TEST_LEDGER_OWNER") != _LEDGER_OWNER:
     os.environ["PAYMENT_TEST_LEDGER"] = os.path.join(tempfile.mkdtemp(prefix="shop-test-payments-"), "charges.sqlite3")
+    os.environ["PAYMENT_TEST_LEDGER_OWNER"] = _LEDGER_OWNER
 PAYMENT_TEST_LEDGER = os.environ["PAYMENT_TEST_LEDGER"]
 atexit.register(shutil.rmtree, os.path.dirname(PAYMENT_TEST_LEDGER), True)
 # No reconciliation thread in the test process: tests run reconcile_payments themselves.

@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.contrib import admin
-from django.http import Http404
+from django.http import Http404, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.static import serve
 
@@ -18,15 +19,29 @@ def media(request, path):
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
+def _debug_toolbar_urls():
+    from debug_toolbar.toolbar import debug_toolbar_urls
+
+    return debug_toolbar_urls()
+
+
+def favicon(request):
+    """``/favicon.ico``, which browsers and crawlers ask for: a permanent redirect to the
+    icon's static URL (hashed and cached for a year under the manifest storage)."""
+    return HttpResponsePermanentRedirect(static("shop/favicon.ico"))
+
+
 # A "database unreachable" error raised outside a view answers 503, not 500 (shop.unavailable).
 handler500 = "shop.unavailable.server_error"
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/v1/", api.urls),
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media, name="media"),
+    *(_debug_toolbar_urls() if settings.SHOP_DEBUG_TOOLBAR else []),
     path("", include("inventory.urls")),
     path("", include("orders.urls")),
     path("account/", include("accounts.urls")),

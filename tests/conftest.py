@@ -1,27 +1,22 @@
-"""Fixtures: a database per test (flushed after each: MongoDB has no test transactions),
-the Chinook catalog, small category trees."""
+"""Fixtures: a database per test (emptied after each: MongoDB has no test transactions,
+see tests/support/database.py), the Chinook catalog (``chinook``, there too), small category trees."""
 
 import pytest
-from django.core.management import call_command
 
 # Fixtures shared by the apps' tests: ``browser`` (headless Chromium), ``sales`` and ``staff_client``.
-pytest_plugins = ["tests.support.browser", "tests.support.sales"]
+pytest_plugins = ["tests.support.database", "tests.support.browser", "tests.support.sales"]
 
 
 @pytest.fixture(autouse=True)
-def _database(db):
-    """Every test may use the database; it is emptied after each test, and so is the
-    test payment provider's ledger."""
-    yield
+def _database(request, db):
+    """Every test may use the database; it is emptied after each test, and so is the test
+    payment provider's ledger."""
+    from tests.support.database import begin_test
     from tests.support.payments import forget_charges
 
+    begin_test(request)
+    yield
     forget_charges()
-
-
-@pytest.fixture
-def chinook():
-    """The Chinook demo catalog, loaded with ``load_catalog``."""
-    call_command("load_catalog", verbosity=0)
 
 
 @pytest.fixture

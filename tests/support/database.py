@@ -1,0 +1,232 @@
+"""The test database between tests: a quick empty-out, and the Chinook catalog from a copy.
+
+Registered for every test by ``tests/conftest.py`` (its ``_database`` fixture
+calls ``begin_test``).
+
+MongoDB has no test transactions, so Django's test cases ``flush`` after each
+test, and ``flush`` then re-runs ``post_migrate``, which recreates every content
+type and permission it has just deleted: about 140 round trips and most of a
+second per test on the local server. Here a test's teardown instead empties
+the collections the test wrote, keeping the three that only ``migrate``
+writes (``django_migrations``, ``django_content_type``, ``auth_permission``),
+so each test starts from the state ``flush`` + ``post_migrate`` gave, with the
+same ids. A test that wrote one of those three, or started a process (whose
+writes are not seen), gets Django's ``flush``.
+
+The ``chinook`` fixture loads the catalog with ``load_catalog`` once per test
+process and keeps its documents; a test asking for it gets copies inserted
+(one ``insert_many`` per collection), and the copies stay for the next test
+that asks for it as long as no test wrote to those collections. Writes are
+seen through pymongo's command monitoring (every client of this process: the
+test, the live server's threads); a test that starts a process (gunicorn,
+``manage.py``), which may write unseen, counts as having written everything.
+"""
+
+import copy
+import subprocess
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connections
+from django.test import testcases
+from pymongo import monitoring
+
+# Written only by `migrate` (kept by an empty-out, as post_migrate would recreate them).
+KEPT = frozenset({"django_migrations", "django_content_type", "auth_permission"})
+# Commands that write nothing (anything else counts as a write).
+READS = frozenset({
+    "find", "getMore", "count", "distinct", "listCollections", "listIndexes", "listDatabases",
+    "hello", "isMaster", "ismaster", "ping", "buildInfo", "endSessions", "killCursors", "explain",
+    "dbStats", "collStats", "serverStatus", "saslStart", "saslContinue", "getParameter",
+    "connectionStatus", "hostInfo", "getCmdLineOpts", "currentOp",
+})
+EVERYTHING = "*"
+
+
+class _WriteTracker(monitoring.CommandListener):
+    """Notes the collections written since ``reset()`` (``EVERYTHING`` when unsure which)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.written = set()
+        self.paused = False
+
+    def reset(self):
+        with self._lock:
+            self.written = set()
+
+    def note(self, name):
+        with self._lock:
+            self.written.add(name)
+
+    def started(self, event):
+        name = event.command_name
+        if self.paused or name in READS:
+            return
+        if name == "aggregate":
+            stages = event.command.get("pipeline") or []
+            if not any("$merge" in stage or "$out" in stage for stage in stages):
+                return
+            self.note(EVERYTHING)
+        elif name in ("insert", "update", "delete", "findAndModify", "create", "drop",
+                      "createIndexes", "dropIndexes") and isinstance(event.command.get(name), str):
+            self.note(event.command[name])
+        else:
+            self.note(EVERYTHING)
+
+    def succeeded(self, event):
+        pass
+
+    def failed(self, event):
+        pass
+
+
+tracker = _WriteTracker()
+monitoring.register(tracker)
+
+_original_popen_init = subprocess.Popen.__init__
+
+
+def _noting_popen_init(self, *args, **kwargs):
+    tracker.note(EVERYTHING)
+    _original_popen_init(self, *args, **kwargs)
+
+
+subprocess.Popen.__init__ = _noting_popen_init
+
+# The Chinook collections now holding an untouched copy of the catalog (empty: none).
+_resident = set()
+
+
+def _collections(database):
+    """The collections of ``database`` a test may write (all but ``KEPT`` and ``system.*``)."""
+    return [name for name in database.list_collection_names()
+            if name not in KEPT and not name.startswith("system.")]
+
+
+def empty_database(alias="default"):
+    """Delete every document of the test database ``alias`` except ``KEPT``'s (indexes stay)."""
+    database = connections[alias].database
+    for name in _collections(database):
+        database[name].delete_many({})
+    if alias == "default":
+        _resident.clear()
+
+
+_flush_fixture_teardown = testcases.TransactionTestCase._fixture_teardown
+
+
+def _fast_fixture_teardown(self):
+    """``TransactionTestCase._fixture_teardown``: empty what the test wrote, without
+    ``flush``'s post_migrate rebuild; Django's ``flush`` itself when the test may have
+    written a ``KEPT`` collection (or started a process)."""
+    written = tracker.written
+    if EVERYTHING in written or written & KEPT:
+        _flush_fixture_teardown(self)
+        _resident.clear()
+        tracker.reset()
+        return
+    for alias in self._databases_names(include_mirrors=False):
+        if alias != "default":
+            empty_database(alias)
+            continue
+        database = connections[alias].database
+        tracker.paused = True
+        try:
+            for name in written - KEPT:
+                database[name].delete_many({})
+        finally:
+            tracker.paused = False
+        _resident.difference_update(written)
+        if _resident and _resident != set(_chinook_cache.get("documents") or ()):
+            empty_database(alias)
+    tracker.reset()
+
+
+testcases.TransactionTestCase._fixture_teardown = _fast_fixture_teardown
+
+_chinook_cache = {}
+
+
+# Fixtures that may come before ``chinook`` in a test and write none of its collections.
+_HARMLESS = frozenset({"request", "db", "transactional_db", "client", "admin_client", "admin_user",
+                       "live_server", "browser", "axe_source", "staff", "staff_client", "caplog",
+                       "capsys", "monkeypatch", "settings", "tmp_path", "mailoutbox", "rf"})
+
+
+def _needs_chinook(name2fixturedefs, name, seen=None):
+    """True when fixture ``name`` depends on ``chinook`` (so it runs after it)."""
+    seen = set() if seen is None else seen
+    if name in seen or name not in name2fixturedefs:
+        return False
+    seen.add(name)
+    argnames = name2fixturedefs[name][-1].argnames
+    return "chinook" in argnames or any(_needs_chinook(name2fixturedefs, a, seen) for a in argnames)
+
+
+def begin_test(request):
+    """Called before each test's fixtures (``request``: the test's): starts noting the
+    test's writes, after an empty-out unless the test asks for ``chinook`` and nothing
+    set up before it might write the catalog.
+
+    The catalog left from an earlier test is then the one ``load_catalog`` would
+    write for this test.
+    """
+    names = list(request.fixturenames)
+    defs = request.node._fixtureinfo.name2fixturedefs
+    keep = "chinook" in names and all(
+        name in _HARMLESS or name.startswith(("_", "django_")) or _needs_chinook(defs, name)
+        for name in names[:names.index("chinook")])
+    if _resident and not keep:
+        tracker.paused = True
+        try:
+            empty_database()
+        finally:
+            tracker.paused = False
+    tracker.reset()
+
+
+@pytest.fixture(scope="session")
+def _chinook_documents(django_db_setup, django_db_blocker):
+    """``{collection: [documents]}`` written by ``load_catalog`` into an empty database.
+
+    ``None`` when the database was not empty at that moment (the fixture then
+    falls back to running the command for each test).
+    """
+    with django_db_blocker.unblock():
+        database = connections["default"].database
+        if any(database[name].find_one({}, {"_id": 1}) for name in _collections(database)):
+            return None
+        call_command("load_catalog", verbosity=0)
+        documents = {}
+        for name in _collections(database):
+            found = list(database[name].find({}))
+            if found:
+                documents[name] = found
+        empty_database()
+        tracker.reset()
+        _chinook_cache["documents"] = documents
+        return documents
+
+
+@pytest.fixture
+def chinook(_chinook_documents):
+    """The Chinook demo catalog, as ``load_catalog`` loads it."""
+    if _chinook_documents is None:
+        call_command("load_catalog", verbosity=0)
+        return
+    if _resident == set(_chinook_documents):
+        return
+    if tracker.written & (set(_chinook_documents) | {EVERYTHING}):
+        # An earlier fixture of this test wrote the catalog's collections: the command merges.
+        call_command("load_catalog", verbosity=0)
+        return
+    database = connections["default"].database
+    tracker.paused = True
+    try:
+        for name, documents in _chinook_documents.items():
+            database[name].insert_many(copy.deepcopy(documents), ordered=True)
+    finally:
+        tracker.paused = False
+    _resident.update(_chinook_documents)

@@ -30,8 +30,10 @@ from shop import clock
 
 # Carts whose reservations must stay: the shopper is shopping or paying.
 LIVE_STATUSES = ("active", "pending")
-# Documents per bulk write or ``$in`` list in the passes over many carts or reservations.
+# Documents per bulk write, ``$in`` list or cursor batch in the passes over many carts or reservations.
 BATCH_SIZE = 1000
+# Carts grouped by SKU per pass of an expiry: each inventory document is rewritten once per chunk.
+EXPIRY_CHUNK = 50_000
 
 
 def batched(iterable, size):
@@ -86,7 +88,7 @@ class CartExpiry:
         )
         return self._finish_expiring(run)["expired"]
 
-    def expire(self, timeout):
+    def expire(self, timeout, progress=None):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
         1. One ``update_many`` marks the active carts, and the pending ones
@@ -94,17 +96,19 @@ class CartExpiry:
            than the threshold ``expiring``, tagged with this run's random
            ``expiry_run``; a second one adopts carts left ``expiring`` by a
            run that crashed (older than the threshold too).
-        2. One read streams this run's carts; a batch at a time, their lines'
-           reservations go back to ``qty`` (``Inventory.objects.return_reservations``: one
-           write per SKU, conditional on the reservations holding the lines'
-           quantities, so nothing is returned twice).
+        2. One read streams this run's carts, grouped by SKU ``EXPIRY_CHUNK``
+           carts at a time; each SKU's document gets back all their
+           reservations in one write (``Inventory.objects.return_reservations``:
+           a compare-and-set of its ``carted`` array as read, so nothing is
+           returned twice): the writes grow with the SKUs touched, not the carts.
         3. One ``update_many`` makes this run's carts ``expired``.
 
         The tag keeps every step one indexed pass, without lists of ids (a
         concurrent run that adopts a cart takes over its expiry). Safe to run
         twice or concurrently. Returns ``{'expired': n, 'returned': n}``
-        (carts, reservations). A reservation not returned here (its quantity
-        changed in flight) is returned by ``cleanup_inventory``.
+        (carts, reservations). A reservation made after its SKU was written
+        (an add in flight) is returned by ``cleanup_inventory``. ``progress(n)``,
+        when given, is called as carts are done (``n`` carts each time).
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         run = secrets.token_hex(8)
@@ -116,7 +120,9 @@ class CartExpiry:
             {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
             {"$set": {"expiry_run": run}},
         )
-        return self._finish_expiring(run)
+        if progress is None:
+            return self._finish_expiring(run)
+        return self._finish_expiring(run, progress=progress)
 
     def expire_cart(self, cart_id):
         """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was live."""
@@ -128,14 +134,26 @@ class CartExpiry:
         self._finish_expiring(run)
         return bool(locked.matched_count)
 
-    def _finish_expiring(self, run):
-        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``)."""
+    def _finish_expiring(self, run, *, progress=None):
+        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``).
+
+        The carts are streamed (one read) and grouped by SKU, ``EXPIRY_CHUNK``
+        carts at a time (bounded memory); each chunk's reservations go back
+        with one write per SKU (``Inventory.objects.return_reservations``).
+        ``progress(n)``, when given, is called after each chunk with its number of carts.
+        """
         returned = 0
         cursor = self.collection.find(
-            {"status": "expiring", "expiry_run": run}, {"items.sku": 1, "items.qty": 1}
+            {"status": "expiring", "expiry_run": run}, {"items.sku": 1}, batch_size=BATCH_SIZE
         )
-        for batch in batched(cursor, BATCH_SIZE):
-            returned += _stock().return_reservations(batch)
+        for chunk in batched(cursor, EXPIRY_CHUNK):
+            by_sku = {}
+            for cart in chunk:
+                for line in cart.get("items", []):
+                    by_sku.setdefault(line["sku"], set()).add(cart["_id"])
+            returned += _stock().return_reservations(by_sku)
+            if progress is not None:
+                progress(len(chunk))
         expired = self.collection.update_many(
             {"status": "expiring", "expiry_run": run},
             {"$set": {"status": "expired", "last_modified": clock.now()}},

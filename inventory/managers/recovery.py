@@ -91,11 +91,11 @@ class CartExpiry:
     def expire(self, timeout, progress=None):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
-        1. One ``update_many`` marks the active carts, and the pending ones
-           (a checkout that crashed after its lock: see ``orders.checkout``), older
-           than the threshold ``expiring``, tagged with this run's random
-           ``expiry_run``; a second one adopts carts left ``expiring`` by a
-           run that crashed (older than the threshold too).
+        1. One ``update_many`` adopts the carts left ``expiring`` by a run
+           that crashed (older than the threshold), tagging them with this
+           run's random ``expiry_run``; a second one marks the active carts,
+           and the pending ones (a checkout that crashed after its lock: see
+           ``orders.checkout``), older than the threshold ``expiring``, with the same tag.
         2. One read streams this run's carts, grouped by SKU ``EXPIRY_CHUNK``
            carts at a time; each SKU's document gets back all their
            reservations in one write (``Inventory.objects.return_reservations``:
@@ -112,13 +112,14 @@ class CartExpiry:
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         run = secrets.token_hex(8)
-        self.collection.update_many(
-            {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
-            {"$set": {"status": "expiring", "expiry_run": run}},
-        )
+        # Adopt first: it then examines only the carts a crashed run left, not this run's.
         self.collection.update_many(
             {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
             {"$set": {"expiry_run": run}},
+        )
+        self.collection.update_many(
+            {"status": {"$in": list(LIVE_STATUSES)}, "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
         )
         if progress is None:
             return self._finish_expiring(run)

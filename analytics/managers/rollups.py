@@ -40,6 +40,8 @@ PROGRESS_ID = "events"
 WINDOW = {"hour": 24 * 7, "day": 14, "week": 8, "month": 3, "year": 1}
 #: Buckets per bulk write.
 WRITE_BATCH = 1000
+#: Documents per round trip of the streamed reads (a ``getMore`` per batch after the first).
+READ_BATCH = 5000
 
 
 def batched(iterable, size):
@@ -210,9 +212,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
 
         A window of ``WINDOW[level.unit]`` periods at a time (bounded memory):
         one streamed ``find`` of the events (hourly) or of the level below,
-        grouped in the process (``analytics.bucketing``), and the window's
-        buckets replaced with bulk upserts (``ReplaceOne`` on ``_id``,
-        ``WRITE_BATCH`` per round trip). The hourly level first reads the
+        grouped in the process (``analytics.bucketing``; ``READ_BATCH``
+        documents per round trip), and the window's buckets replaced with
+        bulk upserts (``ReplaceOne`` on ``_id``, ``WRITE_BATCH`` per round trip). The hourly level first reads the
         products' categories and the categories' ancestors (2 reads).
         ``progress(n)``, when given, is called after each window (``n`` = 1).
         Returns the number of buckets written.
@@ -221,11 +223,12 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         written = 0
         for start, end in windows(level.unit, ranges, WINDOW[level.unit]):
             if keys_of is not None:
-                events = self.get_collection("events").find({"ts": {"$gte": start, "$lt": end}}, EVENT_FIELDS)
+                events = self.get_collection("events").find({"ts": {"$gte": start, "$lt": end}}, EVENT_FIELDS,
+                                                            batch_size=READ_BATCH)
                 buckets = hourly_buckets(events, keys_of)
             else:
                 sources = self.get_collection(LEVELS_BY_NAME[level.source].collection).find(
-                    {"d": {"$gte": start, "$lt": end}}, BUCKET_FIELDS)
+                    {"d": {"$gte": start, "$lt": end}}, BUCKET_FIELDS, batch_size=READ_BATCH)
                 buckets = level_buckets(level.unit, sources)
             written += self._replace_buckets(level.collection, buckets)
             if progress is not None:

@@ -165,7 +165,16 @@ class CartExpiry:
 class ReservationCleanup:
     """Seed 003's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
 
-    def cleanup(self, timeout):
+    def _stale_entries(self, threshold):
+        """``(sku, entry)`` for every reservation made before ``threshold``, streamed (one read)."""
+        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1},
+                                      batch_size=100)
+        for document in cursor:
+            for entry in document.get("carted", []):
+                if clock.aware(entry["timestamp"]) < threshold:
+                    yield document["_id"], entry
+
+    def cleanup(self, timeout, progress=None):
         """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
 
         Reads the stale reservations (``carted.timestamp`` below the
@@ -178,18 +187,16 @@ class ReservationCleanup:
         line: a removal that crashed halfway) to ``qty``, each with a
         write conditional on the entry still holding that quantity, so a
         concurrent ``expire_carts`` or a second run cannot return it twice.
+        One streamed pass over the inventory documents holding stale
+        reservations, settled ``BATCH_SIZE`` reservations at a time (bounded
+        memory: 1 read of their carts, at most 3 bulk writes); ``progress(n)``,
+        when given, is called after each batch with its number of reservations.
         Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         moment = clock.now()
-        stale = []  # (sku, entry)
-        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1})
-        for document in cursor:
-            for entry in document.get("carted", []):
-                if clock.aware(entry["timestamp"]) < threshold:
-                    stale.append((document["_id"], entry))
         report = {"refreshed": 0, "sold": 0, "returned": 0}
-        for batch in batched(stale, BATCH_SIZE):
+        for batch in batched(self._stale_entries(threshold), BATCH_SIZE):
             carts = _carts().statuses_and_skus({entry["cart_id"] for _, entry in batch})
             writes = {"refreshed": [], "sold": [], "returned": []}
             for sku, entry in batch:
@@ -211,4 +218,6 @@ class ReservationCleanup:
             for kind, kind_writes in writes.items():
                 if kind_writes:
                     report[kind] += self.collection.bulk_write(kind_writes, ordered=False).modified_count
+            if progress is not None:
+                progress(len(batch))
         return report

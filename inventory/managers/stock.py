@@ -71,11 +71,12 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         )
         return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
 
-    def stock_levels(self, skus=None):
+    def stock_levels(self, skus=None, batch_size=1000):
         """The raw documents ``{_id: sku, qty, stocked, carted}`` of the SKUs ``skus`` (None: every
-        SKU), as a list (one read). ``inventory.invariant`` checks them."""
+        SKU), streamed (one read, a round trip per ``batch_size`` documents).
+        ``inventory.invariant`` checks them."""
         query = {} if skus is None else {"_id": {"$in": list(skus)}}
-        return list(self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}))
+        return self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}, batch_size=batch_size)
 
     def holds(self, cart_id, sku):
         """True when cart ``cart_id`` holds a reservation of ``sku`` (one read)."""

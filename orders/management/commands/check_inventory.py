@@ -1,23 +1,30 @@
-"""``python manage.py check_inventory``: verify the stock invariant for every SKU.
+"""``python manage.py check_inventory [--quiet]``: verify the stock invariant for every SKU.
 
 ``qty + sum(carted.qty) + sold == stocked``, ``qty >= 0``, every reservation
 positive and at most one per cart (``docs/collections.md``, "inventory").
 Exits non-zero listing the offending SKUs. The command lives in the orders
 app because ``sold`` comes from the orders (``Order.objects.sold_by_sku``):
 the check itself is ``inventory.invariant``, which does not import the orders.
+One streamed pass over the stock (a progress bar of SKUs on a terminal;
+``--quiet`` for cron: only a failure is written).
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.invariant import check_invariant
 from orders.models import Order
+from shop.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):
     help = "Check qty + reserved + sold == stocked for every SKU; fail listing the SKUs where not."
 
+    def add_arguments(self, parser):
+        add_quiet_argument(parser)
+
     def handle(self, *args, **options):
-        problems = check_invariant(Order.objects.sold_by_sku)
+        with progress_bar(self, options, unit="SKU", desc="Checking") as bar:
+            problems = check_invariant(Order.objects.sold_by_sku, progress=bar.update)
         if problems:
             for sku, reason in problems:
                 self.stderr.write(f"{sku}: {reason}")
@@ -25,4 +32,5 @@ class Command(BaseCommand):
                 f"Inventory invariant broken for {len(problems)} SKU(s): "
                 + ", ".join(sku for sku, _ in problems)
             )
-        self.stdout.write("Inventory invariant holds for every SKU.")
+        if not options["quiet"]:
+            self.stdout.write("Inventory invariant holds for every SKU.")

@@ -52,7 +52,7 @@ class Command(BaseCommand):
                 bar.update(done)
 
             report = RollupProgress.objects.rollup(until=until, takeover_after=options["takeover_after"],
-                                                   progress=progress)
+                                                   progress=None if bar.disable else progress)
         if not options["verbosity"]:
             return
         quiet = options["quiet"]

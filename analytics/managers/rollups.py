@@ -217,8 +217,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         grouped in the process (``analytics.bucketing``; ``READ_BATCH``
         documents per round trip), and the window's buckets written in bulk
         (``_replace_buckets``: one read of the stored ones, then new ones
-        inserted and changed ones replaced, ``WRITE_BATCH`` per round trip). The hourly level first reads the
-        products' categories and the categories' ancestors (2 reads).
+        inserted and changed ones replaced, ``WRITE_BATCH`` per round trip).
+        The hourly level first reads the products' categories and the
+        categories' ancestors (2 reads).
         ``progress(n)``, when given, is called after each window (``n`` = 1).
         Returns the number of buckets written (unchanged ones are not).
         """

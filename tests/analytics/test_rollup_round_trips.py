@@ -89,6 +89,32 @@ def test_figures_do_not_depend_on_the_window_size(shop, monkeypatch):  # noqa: F
     assert narrow == wide
 
 
+def test_a_bucket_another_run_inserted_meanwhile_is_replaced(shop, monkeypatch):  # noqa: F811
+    """A run taking over a range it thought crashed races the first run: an insert hits the
+    other's bucket (duplicate _id) and replaces it instead."""
+    from pymongo.collection import Collection
+
+    real = Collection.insert_many
+    fired = []
+
+    def insert_many(self, documents, **kwargs):
+        if self.name == "stats.daily" and not fired:
+            fired.append(True)
+            real(self, [{**documents[0], "total": -1}])  # the other run's, between our read and write
+        return real(self, documents, **kwargs)
+
+    add_sales(SALES)
+    monkeypatch.setattr(Collection, "insert_many", insert_many)
+    RollupProgress.objects.rollup()
+    monkeypatch.undo()
+    assert fired
+    raced = sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"])
+    get_collection("stats.daily").delete_many({})
+    RollupProgress.objects.roll_level(LEVELS[1], [(at(2020, 12, 31), at(2021, 4, 3))])
+    assert sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"]) == raced
+    assert all(d["total"] >= 0 for d in raced)
+
+
 def test_windows_split_ranges_at_period_boundaries():
     day = datetime.timedelta(days=1)
     ranges = [(at(2021, 1, 1), at(2021, 1, 4)), (at(2021, 2, 1), at(2021, 2, 2))]

@@ -2,7 +2,7 @@
 
 Run by hand (not a test)::
 
-    python bench/inventory_bench.py [--adds 3000] [--carts 100000]
+    python bench/inventory_bench.py [--adds 3000] [--carts 100000] [--no-adds]
 
 Uses the database the settings choose (the local server by default,
 ``MONGODB_URI`` otherwise), in a database named ``shop_bench`` that it
@@ -103,10 +103,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--adds", type=int, default=3000)
     parser.add_argument("--carts", type=int, default=100_000)
+    parser.add_argument("--no-adds", action="store_true", help="only the expire_carts benchmark")
     options = parser.parse_args()
     call_command("migrate", verbosity=0, interactive=False)
     print(f"engine: {engine()}, {os.cpu_count()} CPU(s)")
-    for threads in (1, 4, 16):
+    for threads in () if options.no_adds else (1, 4, 16):
         rate = bench_adds(threads, options.adds)
         print(f"add-to-cart, {threads:2d} thread(s): {rate:8.0f} adds/s ({options.adds} adds, 2 writes each)")
     report, elapsed, setup, back = bench_expire(options.carts)

@@ -11,7 +11,45 @@ from .managers.recovery import BATCH_SIZE, batched
 from .models import Cart, Inventory
 
 
-def check_invariant(sold_by_sku, attempts=3):
+def _problem(document, statuses, sold):
+    """What is wrong with one SKU's raw inventory ``document`` (a str), or None."""
+    carted = document.get("carted", [])
+    reserved = sum(e["qty"] for e in carted if statuses.get(e["cart_id"]) != Cart.COMPLETE)
+    holders = [e["cart_id"] for e in carted]
+    stocked = document.get("stocked", 0)
+    units = document["qty"] + reserved + sold
+    if document["qty"] < 0:
+        return f"available qty is negative ({document['qty']})"
+    if any(e["qty"] <= 0 for e in carted):
+        return "a reservation holds no units"
+    if len(holders) != len(set(holders)):
+        return "a cart holds two reservations"
+    if units != stocked:
+        return f"available {document['qty']} + reserved {reserved} + sold {sold} = {units}, but {stocked} were stocked"
+    return None
+
+
+def _check_pass(skus, sold, progress):
+    """One streamed pass over the stock of ``skus`` (None: every SKU): ``{sku: reason}``."""
+    problems = {}
+    unseen = set(sold) if skus is None else {sku for sku in skus if sku in sold}
+    for batch in batched(Inventory.objects.stock_levels(skus, BATCH_SIZE), BATCH_SIZE):
+        statuses = {}
+        for ids in batched({e["cart_id"] for d in batch for e in d.get("carted", [])}, BATCH_SIZE):
+            statuses.update(Cart.objects.statuses(ids))
+        for document in batch:
+            unseen.discard(document["_id"])
+            reason = _problem(document, statuses, sold.get(document["_id"], 0))
+            if reason:
+                problems[document["_id"]] = reason
+        if progress is not None:
+            progress(len(batch))
+    for sku in unseen:
+        problems[sku] = f"{sold[sku]} sold but no inventory document"
+    return problems
+
+
+def check_invariant(sold_by_sku, attempts=3, progress=None):
     """Check ``qty + sum(carted.qty) + sold == stocked`` for every SKU.
 
     ``sold_by_sku()`` answers ``{sku: units}`` sold: the lines of orders whose
@@ -22,41 +60,17 @@ def check_invariant(sold_by_sku, attempts=3):
     not one snapshot, so a SKU that fails is checked again (up to
     ``attempts`` passes) and reported only if it fails every time: a
     checkout completing between the reads cannot raise a false alarm twice
-    in a row. Each pass: one read of the stock, one of the carts' statuses
-    per ``BATCH_SIZE`` carts, and ``sold_by_sku()``. Returns
-    ``[(sku, reason), ...]`` sorted by SKU, empty when it holds.
+    in a row. The first pass streams every SKU's stock ``BATCH_SIZE``
+    documents at a time (bounded memory): ``sold_by_sku()``, then per batch
+    one round trip of the stock and one of the carts' statuses per
+    ``BATCH_SIZE`` reservations' carts; ``progress(n)``, when given, is called
+    after each batch of that pass. Returns ``[(sku, reason), ...]`` sorted by
+    SKU, empty when it holds.
     """
-    suspects = None
-    for _attempt in range(attempts):
-        documents = Inventory.objects.stock_levels(None if suspects is None else sorted(suspects))
-        cart_ids = {e["cart_id"] for d in documents for e in d.get("carted", [])}
-        statuses = {}
-        for batch in batched(cart_ids, BATCH_SIZE):
-            statuses.update(Cart.objects.statuses(batch))
-        sold = sold_by_sku()
-        problems = {}
-        for document in documents:
-            sku, carted = document["_id"], document.get("carted", [])
-            reserved = sum(e["qty"] for e in carted if statuses.get(e["cart_id"]) != Cart.COMPLETE)
-            holders = [e["cart_id"] for e in carted]
-            stocked = document.get("stocked", 0)
-            units = document["qty"] + reserved + sold.get(sku, 0)
-            if document["qty"] < 0:
-                problems[sku] = f"available qty is negative ({document['qty']})"
-            elif any(e["qty"] <= 0 for e in carted):
-                problems[sku] = "a reservation holds no units"
-            elif len(holders) != len(set(holders)):
-                problems[sku] = "a cart holds two reservations"
-            elif units != stocked:
-                problems[sku] = (
-                    f"available {document['qty']} + reserved {reserved} + sold "
-                    f"{sold.get(sku, 0)} = {units}, but {stocked} were stocked"
-                )
-        if suspects is None:
-            known = {d["_id"] for d in documents}
-            for sku in set(sold) - known:
-                problems[sku] = f"{sold[sku]} sold but no inventory document"
+    problems = _check_pass(None, sold_by_sku(), progress)
+    for _attempt in range(attempts - 1):
         if not problems:
             return []
-        suspects = set(problems)
+        suspects, sold = sorted(problems), sold_by_sku()
+        problems = _check_pass(suspects, sold, None)
     return sorted(problems.items())

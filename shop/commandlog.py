@@ -11,7 +11,9 @@ import logging
 logger = logging.getLogger("shop.commands")
 
 
-def log_change(command, message):
-    """Write ``message`` (str) on ``command.stdout`` and log it as ``"<command name>: <message>"``."""
-    command.stdout.write(message)
+def log_change(command, message, quiet=False):
+    """Write ``message`` (str) on ``command.stdout`` (not when ``quiet``) and log it as
+    ``"<command name>: <message>"``."""
+    if not quiet:
+        command.stdout.write(message)
     logger.info("%s: %s", command.__module__.rsplit(".", 1)[-1], message)

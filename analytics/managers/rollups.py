@@ -2,27 +2,57 @@
 
 Rolls the events up into ``stats.hourly`` -> ``stats.daily`` ->
 ``stats.weekly`` and ``stats.daily`` -> ``stats.monthly`` -> ``stats.yearly``
-with the aggregation pipeline (seed 001 used map-reduce, deprecated since
-MongoDB 5.0; the pipelines are in ``analytics/pipelines.py``, the levels and
-periods in ``analytics/periods.py``), and reads the buckets back for the
+(seed 001 used map-reduce, deprecated since MongoDB 5.0): each level's
+periods a window at a time, one streamed ``find`` grouped in the process
+(``analytics/bucketing.py``) and bulk upserts of the buckets; the levels and
+periods are in ``analytics/periods.py``. Reads the buckets back for the
 dashboard.
 """
 
 import datetime
+from itertools import islice
 
 from bson import ObjectId
 from django.db import models
-from pymongo import ASCENDING, DESCENDING
-from pymongo.errors import DuplicateKeyError
+from pymongo import ASCENDING, DESCENDING, ReplaceOne
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from shop import clock
 from shop.mongo.collections import MongoCollectionMixin
 
+from ..bucketing import (
+    BUCKET_FIELDS,
+    EVENT_FIELDS,
+    bucket_documents,
+    hourly_buckets,
+    hours_between,
+    keys_by_sku,
+    level_buckets,
+    windows,
+)
 from ..periods import LEVELS, LEVELS_BY_NAME, period_start, ranges_covering
-from ..pipelines import MEASURES, each, hourly_pipeline, level_pipeline, period_expression, period_filter
+from ..pipelines import MEASURES, each, period_expression, period_filter
 
 
 PROGRESS_ID = "events"
+#: Periods of each level recomputed per window (one read, a few bulk writes): a week of hours,
+#: a fortnight of days (~30,000 hourly buckets on a busy shop), ...; bounds the memory of a run.
+WINDOW = {"hour": 24 * 7, "day": 14, "week": 8, "month": 3, "year": 1}
+#: Buckets per bulk write.
+WRITE_BATCH = 1000
+#: What a stored bucket is compared on (``k`` and ``d`` are in its ``_id``).
+STORED_FIELDS = {"_id": 1, "kind": 1, "ref": 1, "mean": 1, **{m: 1 for m in MEASURES}}
+#: Documents per round trip of the streamed reads (a ``getMore`` per batch after the first).
+READ_BATCH = 5000
+
+
+def batched(iterable, size):
+    """Lists of at most ``size`` items from ``iterable``."""
+    iterator = iter(iterable)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
 #: A range claimed longer ago than this belongs to a run that crashed: the dashboard, its
 #: button and ``rollup_stats`` take it over (an incremental run takes seconds).
 TAKEOVER_AFTER_SECONDS = 300
@@ -35,8 +65,8 @@ class RollupManager(MongoCollectionMixin, models.Manager):
     finds the hours they fall in (by ``ts``), and recomputes those hourly
     buckets from all the events of those hours; then the days, ISO weeks
     (Monday start), months and years holding those hours, each from the
-    level below. Every bucket is *replaced* (``$merge`` on ``_id``,
-    ``whenMatched: replace``), never incremented, so writing a bucket twice
+    level below. Every bucket is *replaced* (``ReplaceOne`` upserts on
+    ``_id``), never incremented, so writing a bucket twice
     gives the same figures: a re-run, or a run after a crash at any point,
     never counts an event twice and never loses one.
 
@@ -61,7 +91,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
                        "run": pending.get("run"), "claimed": clock.aware(pending.get("claimed"))}
         return {"done_until": clock.aware(document.get("done_until")), "pending": pending}
 
-    def rollup(self, until=None, takeover_after=None):
+    def rollup(self, until=None, takeover_after=None, progress=None):
         """Roll every event recorded up to ``until`` (aware UTC; default now) into the stats.
 
         A pending range (a run that crashed, or one still running) is redone
@@ -70,6 +100,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         going); a number of seconds (``TAKEOVER_AFTER_SECONDS`` for the
         dashboard, its button and ``rollup_stats``) takes over only a range
         claimed longer ago than that, so that a run in progress is not doubled.
+        ``progress(n, total)``, when given, is called with ``total`` (windows of
+        the range about to be rolled, ``n`` 0) and then after each window
+        (``n`` 1, ``total`` None).
 
         Returns ``{"claimed_elsewhere": bool, "resumed": bool, "from", "until",
         "hours": int, "periods": {level name: int}}`` for the last range
@@ -92,7 +125,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             if young or not self._claim({"pending.until": pending["until"], "pending.run": pending["run"]},
                                         {"pending.run": run, "pending.claimed": clock.now()}):
                 return {**report, "claimed_elsewhere": True}
-            report = {**self._roll_range(pending["from"], pending["until"], run),
+            report = {**self._roll(pending["from"], pending["until"], run, progress),
                       "claimed_elsewhere": False, "resumed": True}
             state["done_until"] = pending["until"]
         if state["done_until"] is None or until > state["done_until"]:
@@ -101,7 +134,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             if not self._claim({"pending": None, "done_until": state["done_until"]}, {"pending": claim},
                                upsert=True):
                 return {**report, "claimed_elsewhere": True}
-            report = {**self._roll_range(state["done_until"], until, run),
+            report = {**self._roll(state["done_until"], until, run, progress),
                       "claimed_elsewhere": False, "resumed": report["resumed"]}
         return report
 
@@ -119,19 +152,33 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             return False
         return bool(result.matched_count or result.upserted_id is not None)
 
-    def _roll_range(self, after, until, run):
+    def _roll(self, after, until, run, progress):
+        """``_roll_range``, passing ``progress`` only when there is one (tests replace ``_roll_range``)."""
+        if progress is None:
+            return self._roll_range(after, until, run)
+        return self._roll_range(after, until, run, progress=progress)
+
+    def _roll_range(self, after, until, run, progress=None):
         """Recompute every level for the events recorded in ``(after, until]``, then mark it done.
 
         Marking it done is conditional on the claim ``run`` still holding
         (another run may have taken the range over: it marks it done itself).
+        ``progress``: see ``rollup``.
         """
         hours = self.touched_hours(after, until)
         periods = {"hourly": hours}
         for level in LEVELS[1:]:
             periods[level.name] = {period_start(level.unit, h) for h in hours}
+        ranges = {level.name: ranges_covering(level.unit, periods[level.name]) for level in LEVELS}
+        if progress is not None:
+            progress(0, sum(sum(1 for _ in windows(level.unit, ranges[level.name], WINDOW[level.unit]))
+                            for level in LEVELS))
         for level in LEVELS:
             if periods[level.name]:
-                self.roll_level(level, ranges_covering(level.unit, periods[level.name]))
+                if progress is None:
+                    self.roll_level(level, ranges[level.name])
+                else:
+                    self.roll_level(level, ranges[level.name], progress=lambda n: progress(n, None))
         self.collection.update_one(
             {"_id": PROGRESS_ID, "pending.run": run},
             {"$set": {"done_until": until, "updated": clock.now()}, "$unset": {"pending": ""}},
@@ -140,25 +187,97 @@ class RollupManager(MongoCollectionMixin, models.Manager):
                 "periods": {name: len(p) for name, p in periods.items()}}
 
     def touched_hours(self, after, until):
-        """The hours (aware UTC starts) of the events recorded in ``(after, until]`` (one aggregate)."""
-        recorded = {"$lte": until}
-        if after is not None:
-            recorded["$gt"] = after
-        cursor = self.get_collection("events").aggregate([
-            {"$match": {"recorded": recorded}},
+        """The hours (aware UTC starts) of the events recorded in ``(after, until]``.
+
+        One aggregate over those events (the ``recorded`` index). A first run
+        (``after`` None) covers every event: rather than grouping them all, it
+        checks that one was recorded by ``until`` and reads the first and the
+        last ``ts`` (3 reads on the indexes) and takes every hour between (an
+        hour without events gets no bucket; events recorded after ``until``
+        in those hours are counted now and again by the next run, as in any run).
+        """
+        events = self.get_collection("events")
+        if after is None:
+            if events.find_one({"recorded": {"$lte": until}}, {"_id": 1}) is None:
+                return set()
+            first = next(iter(events.find({}, {"ts": 1}).sort("ts", ASCENDING).limit(1)), None)
+            last = next(iter(events.find({}, {"ts": 1}).sort("ts", DESCENDING).limit(1)), None)
+            return set() if first is None else hours_between(first["ts"], last["ts"])
+        cursor = events.aggregate([
+            {"$match": {"recorded": {"$gt": after, "$lte": until}}},
             {"$group": {"_id": period_expression("hour", "$ts")}},
         ])
         return {clock.aware(d["_id"]) for d in cursor}
 
-    def roll_level(self, level, ranges):
-        """Recompute (replace) the buckets of ``level`` for the periods in ``ranges``: one aggregate."""
-        if level.source is None:
-            pipeline = hourly_pipeline(ranges, level.collection)
-            source = "events"
-        else:
-            pipeline = level_pipeline(level, ranges)
-            source = LEVELS_BY_NAME[level.source].collection
-        list(self.get_collection(source).aggregate(pipeline))
+    def roll_level(self, level, ranges, progress=None):
+        """Recompute (replace) the buckets of ``level`` for the periods in ``ranges``.
+
+        A window of ``WINDOW[level.unit]`` periods at a time (bounded memory):
+        one streamed ``find`` of the events (hourly) or of the level below,
+        grouped in the process (``analytics.bucketing``; ``READ_BATCH``
+        documents per round trip), and the window's buckets written in bulk
+        (``_replace_buckets``: one read of the stored ones, then new ones
+        inserted and changed ones replaced, ``WRITE_BATCH`` per round trip).
+        The hourly level first reads the products' categories and the
+        categories' ancestors (2 reads).
+        ``progress(n)``, when given, is called after each window (``n`` = 1).
+        Returns the number of buckets written (unchanged ones are not).
+        """
+        keys_of = self._keys_by_sku() if level.source is None else None
+        written = 0
+        for start, end in windows(level.unit, ranges, WINDOW[level.unit]):
+            if keys_of is not None:
+                events = self.get_collection("events").find({"ts": {"$gte": start, "$lt": end}}, EVENT_FIELDS,
+                                                            batch_size=READ_BATCH)
+                buckets = hourly_buckets(events, keys_of)
+            else:
+                sources = self.get_collection(LEVELS_BY_NAME[level.source].collection).find(
+                    {"d": {"$gte": start, "$lt": end}}, BUCKET_FIELDS, batch_size=READ_BATCH)
+                buckets = level_buckets(level.unit, sources)
+            written += self._replace_buckets(level.collection, buckets, start, end)
+            if progress is not None:
+                progress(1)
+        return written
+
+    def _keys_by_sku(self):
+        """``bucketing.keys_by_sku`` of every product (2 reads: products, categories)."""
+        products = self.get_collection("products").find({}, {"_id": 0, "sku": 1, "categories": 1})
+        categories = self.get_collection("categories").find({}, {"_id": 1, "ancestors._id": 1})
+        return keys_by_sku(products, list(categories))
+
+    def _replace_buckets(self, collection, buckets, start, end):
+        """Replace the window ``[start, end)``'s ``buckets`` in ``collection``; how many were written.
+
+        One read of the buckets stored for the window (index ``period``);
+        the new ones are inserted (``insert_many``, ``WRITE_BATCH`` per round
+        trip), the changed ones replaced (``ReplaceOne`` upserts in bulk), the
+        unchanged ones left alone. Inserts first: on the local SecantusDB
+        server a batch of inserts commits once, a bulk of updates once per
+        update (about 1 ms each with ``--sync-on-commit``); on MongoDB both
+        are bulk writes. A bucket another run inserted meanwhile (a takeover
+        of a range thought crashed) is replaced instead.
+        """
+        target = self.get_collection(collection)
+        stored = {d.pop("_id"): d for d in target.find({"d": {"$gte": start, "$lt": end}}, STORED_FIELDS,
+                                                       batch_size=READ_BATCH)}
+        fresh, changed = [], []
+        for document in bucket_documents(buckets):
+            before = stored.get(document["_id"])
+            if before is None:
+                fresh.append(document)
+            elif any(before.get(field) != document[field] for field in STORED_FIELDS if field != "_id"):
+                changed.append(document)
+        for batch in batched(fresh, WRITE_BATCH):
+            try:
+                target.insert_many(batch, ordered=False)
+            except BulkWriteError as error:
+                taken = {e["index"] for e in error.details.get("writeErrors", []) if e.get("code") == 11000}
+                if len(taken) < len(error.details.get("writeErrors", [])):
+                    raise
+                changed.extend(batch[i] for i in sorted(taken))
+        for batch in batched(changed, WRITE_BATCH):
+            target.bulk_write([ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in batch], ordered=False)
+        return len(fresh) + len(changed)
 
     # -- reads for the dashboard ------------------------------------------
 

@@ -34,8 +34,10 @@ LIVE_STATUSES = ("active", "pending")
 # have been taken; only reconcile_payments (orders.reconcile) settles it,
 # finishing its order or refunding and unlocking it.
 EXPIRABLE_STATUSES = ("active",)
-# Documents per bulk write or ``$in`` list in the passes over many carts or reservations.
+# Documents per bulk write, ``$in`` list or cursor batch in the passes over many carts or reservations.
 BATCH_SIZE = 1000
+# Carts grouped by SKU per pass of an expiry: each inventory document is rewritten once per chunk.
+EXPIRY_CHUNK = 50_000
 
 
 def batched(iterable, size):
@@ -90,37 +92,43 @@ class CartExpiry:
         )
         return self._finish_expiring(run)["expired"]
 
-    def expire(self, timeout):
+    def expire(self, timeout, progress=None):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
-        1. One ``update_many`` marks the active carts older than the
-           threshold ``expiring`` (never a pending one: a checkout that
-           crashed after its lock is ``reconcile_payments``' to settle), tagged with this run's random
-           ``expiry_run``; a second one adopts carts left ``expiring`` by a
-           run that crashed (older than the threshold too).
-        2. One read streams this run's carts; a batch at a time, their lines'
-           reservations go back to ``qty`` (``Inventory.objects.return_reservations``: one
-           write per SKU, conditional on the reservations holding the lines'
-           quantities, so nothing is returned twice).
+        1. One ``update_many`` adopts the carts left ``expiring`` by a run
+           that crashed (older than the threshold), tagging them with this
+           run's random ``expiry_run``; a second one marks the active carts
+           older than the threshold ``expiring``, with the same tag (never a
+           pending one: a checkout that crashed after its lock is
+           ``reconcile_payments``' to settle).
+        2. One read streams this run's carts, grouped by SKU ``EXPIRY_CHUNK``
+           carts at a time; each SKU's document gets back all their
+           reservations in one write (``Inventory.objects.return_reservations``:
+           a compare-and-set of its ``carted`` array as read, so nothing is
+           returned twice): the writes grow with the SKUs touched, not the carts.
         3. One ``update_many`` makes this run's carts ``expired``.
 
         The tag keeps every step one indexed pass, without lists of ids (a
         concurrent run that adopts a cart takes over its expiry). Safe to run
         twice or concurrently. Returns ``{'expired': n, 'returned': n}``
-        (carts, reservations). A reservation not returned here (its quantity
-        changed in flight) is returned by ``cleanup_inventory``.
+        (carts, reservations). A reservation made after its SKU was written
+        (an add in flight) is returned by ``cleanup_inventory``. ``progress(n)``,
+        when given, is called as carts are done (``n`` carts each time).
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         run = secrets.token_hex(8)
-        self.collection.update_many(
-            {"status": {"$in": list(EXPIRABLE_STATUSES)}, "last_modified": {"$lt": threshold}},
-            {"$set": {"status": "expiring", "expiry_run": run}},
-        )
+        # Adopt first: it then examines only the carts a crashed run left, not this run's.
         self.collection.update_many(
             {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
             {"$set": {"expiry_run": run}},
         )
-        return self._finish_expiring(run)
+        self.collection.update_many(
+            {"status": {"$in": list(EXPIRABLE_STATUSES)}, "last_modified": {"$lt": threshold}},
+            {"$set": {"status": "expiring", "expiry_run": run}},
+        )
+        if progress is None:
+            return self._finish_expiring(run)
+        return self._finish_expiring(run, progress=progress)
 
     def expire_cart(self, cart_id):
         """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was active
@@ -133,14 +141,26 @@ class CartExpiry:
         self._finish_expiring(run)
         return bool(locked.matched_count)
 
-    def _finish_expiring(self, run):
-        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``)."""
+    def _finish_expiring(self, run, *, progress=None):
+        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``).
+
+        The carts are streamed (one read) and grouped by SKU, ``EXPIRY_CHUNK``
+        carts at a time (bounded memory); each chunk's reservations go back
+        with one write per SKU (``Inventory.objects.return_reservations``).
+        ``progress(n)``, when given, is called after each chunk with its number of carts.
+        """
         returned = 0
         cursor = self.collection.find(
-            {"status": "expiring", "expiry_run": run}, {"items.sku": 1, "items.qty": 1}
+            {"status": "expiring", "expiry_run": run}, {"items.sku": 1}, batch_size=BATCH_SIZE
         )
-        for batch in batched(cursor, BATCH_SIZE):
-            returned += _stock().return_reservations(batch)
+        for chunk in batched(cursor, EXPIRY_CHUNK):
+            by_sku = {}
+            for cart in chunk:
+                for line in cart.get("items", []):
+                    by_sku.setdefault(line["sku"], set()).add(cart["_id"])
+            returned += _stock().return_reservations(by_sku)
+            if progress is not None:
+                progress(len(chunk))
         expired = self.collection.update_many(
             {"status": "expiring", "expiry_run": run},
             {"$set": {"status": "expired", "last_modified": clock.now()}},
@@ -151,7 +171,16 @@ class CartExpiry:
 class ReservationCleanup:
     """Seed 003's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
 
-    def cleanup(self, timeout):
+    def _stale_entries(self, threshold):
+        """``(sku, entry)`` for every reservation made before ``threshold``, streamed (one read)."""
+        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1},
+                                      batch_size=100)
+        for document in cursor:
+            for entry in document.get("carted", []):
+                if clock.aware(entry["timestamp"]) < threshold:
+                    yield document["_id"], entry
+
+    def cleanup(self, timeout, progress=None):
         """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
 
         Reads the stale reservations (``carted.timestamp`` below the
@@ -164,18 +193,16 @@ class ReservationCleanup:
         line: a removal that crashed halfway) to ``qty``, each with a
         write conditional on the entry still holding that quantity, so a
         concurrent ``expire_carts`` or a second run cannot return it twice.
+        One streamed pass over the inventory documents holding stale
+        reservations, settled ``BATCH_SIZE`` reservations at a time (bounded
+        memory: 1 read of their carts, at most 3 bulk writes); ``progress(n)``,
+        when given, is called after each batch with its number of reservations.
         Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         moment = clock.now()
-        stale = []  # (sku, entry)
-        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1})
-        for document in cursor:
-            for entry in document.get("carted", []):
-                if clock.aware(entry["timestamp"]) < threshold:
-                    stale.append((document["_id"], entry))
         report = {"refreshed": 0, "sold": 0, "returned": 0}
-        for batch in batched(stale, BATCH_SIZE):
+        for batch in batched(self._stale_entries(threshold), BATCH_SIZE):
             carts = _carts().statuses_and_skus({entry["cart_id"] for _, entry in batch})
             writes = {"refreshed": [], "sold": [], "returned": []}
             for sku, entry in batch:
@@ -197,4 +224,6 @@ class ReservationCleanup:
             for kind, kind_writes in writes.items():
                 if kind_writes:
                     report[kind] += self.collection.bulk_write(kind_writes, ordered=False).modified_count
+            if progress is not None:
+                progress(len(batch))
         return report

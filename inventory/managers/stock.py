@@ -15,7 +15,7 @@ Fixed seed bugs (docs/operations.md): checkout pulls
 ``carted.$.timestamp``. Conditions on two fields of one ``carted`` entry use
 ``$elemMatch`` (the seed's ``{'carted.cart_id': c, 'carted.qty': q}`` can
 match two different entries). ``cleanup`` (``cleanup_inventory``) is in
-``recovery.py``.
+``recovery.py``, the expiry's returns grouped by SKU in ``returns.py``.
 """
 
 from django.db import models
@@ -26,12 +26,14 @@ from shop.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import StockError
 from .recovery import ReservationCleanup, return_entry
+from .returns import ReservationReturns
 
 
-class InventoryManager(ReservationCleanup, MongoCollectionMixin, models.Manager):
+class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
     """Stock of each SKU: seed 003's ``inventory`` collection (see the module docstring).
 
-    ``cleanup`` (``cleanup_inventory``) comes from ``recovery.ReservationCleanup``.
+    ``cleanup`` (``cleanup_inventory``) comes from ``recovery.ReservationCleanup``, the expiry's
+    ``return_reservations`` from ``returns.ReservationReturns``.
     """
 
     # -- reads ---------------------------------------------------------
@@ -69,11 +71,12 @@ class InventoryManager(ReservationCleanup, MongoCollectionMixin, models.Manager)
         )
         return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
 
-    def stock_levels(self, skus=None):
+    def stock_levels(self, skus=None, batch_size=1000):
         """The raw documents ``{_id: sku, qty, stocked, carted}`` of the SKUs ``skus`` (None: every
-        SKU), as a list (one read). ``inventory.invariant`` checks them."""
+        SKU), streamed (one read, a round trip per ``batch_size`` documents).
+        ``inventory.invariant`` checks them."""
         query = {} if skus is None else {"_id": {"$in": list(skus)}}
-        return list(self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}))
+        return self.collection.find(query, {"qty": 1, "stocked": 1, "carted": 1}, batch_size=batch_size)
 
     def holds(self, cart_id, sku):
         """True when cart ``cart_id`` holds a reservation of ``sku`` (one read)."""
@@ -208,55 +211,6 @@ class InventoryManager(ReservationCleanup, MongoCollectionMixin, models.Manager)
     def release(self, cart_id, sku, qty):
         """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""
         return bool(self.collection.update_one(*return_entry(cart_id, sku, qty)).modified_count)
-
-    def return_reservations(self, carts):
-        """Return the reservations of the lines of ``carts`` to stock (expiry: seed 003
-        "Returning Inventory from Timed-Out Carts").
-
-        ``carts`` is a list of raw cart documents ``{_id, items: [{sku, qty}]}``.
-
-        One write per SKU rather than per line: ``$inc`` by the sum of the
-        lines and ``$pull`` of every cart's entry, conditional (``$all`` of
-        ``$elemMatch``) on every entry holding its line's quantity. A SKU whose
-        write did not match (an entry changed in flight, or a line that was
-        never reserved) is found by one read and done entry by entry, each
-        write conditional on its own entry. Returns how many reservations
-        went back.
-        """
-        by_sku = {}
-        for cart in carts:
-            for line in cart.get("items", []):
-                by_sku.setdefault(line["sku"], []).append((cart["_id"], line["qty"]))
-        if not by_sku:
-            return 0
-        grouped = self.collection.bulk_write([
-            UpdateOne(
-                {"_id": sku,
-                 "carted": {"$all": [{"$elemMatch": {"cart_id": c, "qty": q}} for c, q in entries]}},
-                {"$inc": {"qty": sum(q for _, q in entries)},
-                 "$pull": {"carted": {"cart_id": {"$in": [c for c, _ in entries]}}}},
-            )
-            for sku, entries in by_sku.items()
-        ], ordered=False)
-        leftover = set()
-        if grouped.modified_count < len(by_sku):
-            cart_ids = [cart["_id"] for cart in carts]
-            leftover = {
-                d["_id"] for d in self.collection.find(
-                    {"_id": {"$in": list(by_sku)}, "carted.cart_id": {"$in": cart_ids}}, {"_id": 1}
-                )
-            }
-        done = [sku for sku in by_sku if sku not in leftover]
-        if grouped.modified_count == len(done):
-            returned = sum(len(by_sku[sku]) for sku in done)
-        else:
-            # Some SKUs had nothing left to return (another run or cleanup got there
-            # first); which ones is not known: count one reservation per SKU written.
-            returned = grouped.modified_count
-        writes = [UpdateOne(*return_entry(c, sku, q)) for sku in leftover for c, q in by_sku[sku]]
-        if writes:
-            returned += self.collection.bulk_write(writes, ordered=False).modified_count
-        return returned
 
     def move_reservations(self, source, target, moves, attempts=3):
         """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.

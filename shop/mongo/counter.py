@@ -40,6 +40,12 @@ class OperationCount:
 
     def __init__(self):
         self.operations = []
+        self.statements = []  # per operation: the writes it carries (a bulk write's count), else 1
+
+    @property
+    def write_statements(self):
+        """The single-document writes sent: a ``bulk_write`` of 300 updates counts 300."""
+        return sum(n for (_, op), n in zip(self.operations, self.statements) if op in WRITE_OPERATIONS)
 
     @property
     def total(self):
@@ -73,13 +79,15 @@ def count_operations():
             _active.remove(count)
 
 
-def record(collection, operation):
-    """Record one round trip (``collection`` name, ``operation`` name) in every open count."""
+def record(collection, operation, statements=1):
+    """Record one round trip (``collection`` name, ``operation`` name, carrying ``statements``
+    writes) in every open count."""
     if not _active:
         return
     with _lock:
         for count in _active:
             count.operations.append((collection, operation))
+            count.statements.append(statements)
 
 
 class CommandCounter(monitoring.CommandListener):
@@ -90,7 +98,8 @@ class CommandCounter(monitoring.CommandListener):
         if name in _DRIVER_COMMANDS:
             return
         target = event.command.get(name)
-        record(target if isinstance(target, str) else "$cmd", name)
+        batch = next((event.command[key] for key in ("updates", "documents", "deletes") if key in event.command), None)
+        record(target if isinstance(target, str) else "$cmd", name, len(batch) if isinstance(batch, list) else 1)
 
     def succeeded(self, event):
         pass

@@ -9,7 +9,8 @@ in flight when the run starts is not skipped. Safe to re-run, and after a
 crash: see ``analytics.managers.rollups.RollupManager``. When another run (another
 command, or the dashboard rolling up on opening) holds the range, it says so
 and writes nothing; a range claimed more than ``--takeover-after`` seconds
-ago (default 300) is a crashed run's, redone first.
+ago (default 300) is a crashed run's, redone first. A progress bar (windows
+of periods) on a terminal; ``--quiet`` for cron.
 """
 
 import datetime
@@ -20,6 +21,7 @@ from shop import clock
 from analytics.managers.rollups import TAKEOVER_AFTER_SECONDS
 from analytics.models import RollupProgress
 from shop.commandlog import log_change
+from shop.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):
@@ -35,6 +37,7 @@ class Command(BaseCommand):
             help="Redo a range another run claimed more than this many seconds ago (a crash; "
                  f"default {TAKEOVER_AFTER_SECONDS}); 0 redoes it at once.",
         )
+        add_quiet_argument(parser)
 
     def handle(self, *args, **options):
         if options["lag"] < 0:
@@ -42,18 +45,27 @@ class Command(BaseCommand):
         if options["takeover_after"] < 0:
             raise CommandError("--takeover-after must be 0 or more seconds.")
         until = clock.now() - datetime.timedelta(seconds=options["lag"])
-        report = RollupProgress.objects.rollup(until=until, takeover_after=options["takeover_after"])
+        with progress_bar(self, options, unit="window", desc="Rolling up") as bar:
+            def progress(done, total):
+                if total is not None:
+                    bar.reset(total=total)
+                bar.update(done)
+
+            report = RollupProgress.objects.rollup(until=until, takeover_after=options["takeover_after"],
+                                                   progress=None if bar.disable else progress)
         if not options["verbosity"]:
             return
+        quiet = options["quiet"]
         if report["claimed_elsewhere"]:
             log_change(self, "Another rollup holds the range; nothing done (after a crash, "
-                             "--takeover-after 0 redoes its range now).")
+                             "--takeover-after 0 redoes its range now).", quiet=quiet)
             return
         if report["resumed"]:
-            log_change(self, "Resumed the unfinished previous run.")
+            log_change(self, "Resumed the unfinished previous run.", quiet=quiet)
         periods = ", ".join(f"{n} {name}" for name, n in report["periods"].items())
         log_change(
             self,
             f"Rolled up to {report['until']:%Y-%m-%d %H:%M:%S} UTC: "
-            f"{report['hours']} hours touched" + (f" ({periods} buckets' periods)." if periods else ".")
+            f"{report['hours']} hours touched" + (f" ({periods} buckets' periods)." if periods else "."),
+            quiet=quiet,
         )

@@ -3,6 +3,7 @@
 Reservations older than the timeout are settled: those of active or pending
 carts are refreshed, those of complete carts dropped (sold), the others
 returned to stock. Safe while shoppers are active and safe to run twice.
+One streamed pass (a progress bar of reservations on a terminal; ``--quiet`` for cron).
 """
 
 from django.conf import settings
@@ -10,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Inventory
 from shop.commandlog import log_change
+from shop.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):
@@ -21,13 +23,16 @@ class Command(BaseCommand):
             help="Only reservations older than this many seconds are looked at "
                  f"(default {settings.INVENTORY_CLEANUP_TIMEOUT}).",
         )
+        add_quiet_argument(parser)
 
     def handle(self, *args, **options):
         if options["timeout"] < 0:
             raise CommandError("--timeout must be 0 or more seconds.")
-        report = Inventory.objects.cleanup(options["timeout"])
+        with progress_bar(self, options, unit="reservation", desc="Cleaning up") as bar:
+            report = Inventory.objects.cleanup(options["timeout"], progress=bar.update)
         log_change(
             self,
             f"Returned {report['returned']} reservation(s) to stock; dropped {report['sold']} "
-            f"of complete carts (sold); refreshed {report['refreshed']} of live carts."
+            f"of complete carts (sold); refreshed {report['refreshed']} of live carts.",
+            quiet=options["quiet"],
         )

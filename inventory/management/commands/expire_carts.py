@@ -1,9 +1,12 @@
-"""``python manage.py expire_carts [--timeout SECONDS]``: seed 003's cart expiry.
+"""``python manage.py expire_carts [--timeout SECONDS] [--quiet]``: seed 003's cart expiry.
 
-Active carts unchanged for longer than the timeout become expired (a pending
-cart, whose payment may be taken, is settled by ``reconcile_payments``) and their reservations go back on the shelf.
-Safe while shoppers are active and safe to run twice (every return is a
-conditional write).
+Active carts unchanged for longer than the timeout become expired and their
+reservations go back on the shelf, one write per SKU touched
+(``Cart.objects.expire``); a pending cart, whose payment may be taken, is
+settled by ``reconcile_payments`` instead. Safe while shoppers are active and
+safe to run twice (every return is a conditional write); a run killed
+halfway is finished by the next one. A progress bar (carts) on a terminal;
+``--quiet`` for cron.
 """
 
 from django.conf import settings
@@ -11,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Cart
 from shop.commandlog import log_change
+from shop.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):
@@ -21,12 +25,15 @@ class Command(BaseCommand):
             "--timeout", type=int, default=settings.CART_TIMEOUT,
             help=f"Seconds without change before a cart expires (default {settings.CART_TIMEOUT}).",
         )
+        add_quiet_argument(parser)
 
     def handle(self, *args, **options):
         if options["timeout"] < 0:
             raise CommandError("--timeout must be 0 or more seconds.")
-        report = Cart.objects.expire(options["timeout"])
+        with progress_bar(self, options, unit="cart", desc="Expiring") as bar:
+            report = Cart.objects.expire(options["timeout"], progress=bar.update)
         log_change(
             self,
-            f"Expired {report['expired']} cart(s); returned {report['returned']} reservation(s) to stock."
+            f"Expired {report['expired']} cart(s); returned {report['returned']} reservation(s) to stock.",
+            quiet=options["quiet"],
         )

@@ -1,4 +1,4 @@
-"""``python manage.py check_inventory``: verify the stock invariant for every SKU.
+"""``python manage.py check_inventory [--quiet]``: verify the stock invariant for every SKU.
 
 ``qty + sum(carted.qty) + sold == stocked``, ``qty >= 0``, every reservation
 positive and at most one per cart (``docs/collections.md``, "inventory").
@@ -10,6 +10,9 @@ It also reports money taken with no order (``orders.audit``): payment
 attempts left unfinished past ``PAYMENT_RECOVERY_AFTER`` (``reconcile_payments``
 has not settled them), and, with a provider that lists its charges
 (``TestProvider``), any charge neither refunded nor paying an order.
+
+One streamed pass over the stock (a progress bar of SKUs on a terminal;
+``--quiet`` for cron: only a failure is written).
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -17,13 +20,18 @@ from django.core.management.base import BaseCommand, CommandError
 from inventory.invariant import check_invariant
 from orders.audit import charges_without_order
 from orders.models import Order
+from shop.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):
     help = "Check qty + reserved + sold == stocked for every SKU; fail listing the SKUs where not."
 
+    def add_arguments(self, parser):
+        add_quiet_argument(parser)
+
     def handle(self, *args, **options):
-        problems = check_invariant(Order.objects.sold_by_sku)
+        with progress_bar(self, options, unit="SKU", desc="Checking") as bar:
+            problems = check_invariant(Order.objects.sold_by_sku, progress=bar.update)
         unmatched = charges_without_order()
         for sku, reason in problems:
             self.stderr.write(f"{sku}: {reason}")
@@ -37,4 +45,5 @@ class Command(BaseCommand):
             if unmatched:
                 reasons.append(f"{len(unmatched)} charge(s) without an order (run reconcile_payments)")
             raise CommandError("; ".join(reasons) + ".")
-        self.stdout.write("Inventory invariant holds for every SKU; every charge has its order or its refund.")
+        if not options["quiet"]:
+            self.stdout.write("Inventory invariant holds for every SKU; every charge has its order or its refund.")

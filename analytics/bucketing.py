@@ -1,0 +1,138 @@
+"""The rollups' grouping, in the process: events -> hourly buckets, a level's buckets -> the next level's.
+
+``RollupManager.roll_level`` streams the events (or the level below) of one
+window of periods with a plain ``find`` and groups them here; the buckets go
+back with bulk upserts. Each event and each bucket is examined once per run
+and each bucket written once. The figures are those of the aggregation
+pipelines this replaced (``analytics/pipelines.py`` keeps their shared
+expressions): per key (the store, ``sku:<SKU>``, ``category:<id>`` for each
+category the product is listed in and each of their ancestors, once per
+sale) and period, the sums of ``MEASURES`` and ``mean = total / count``.
+
+Why not ``$group`` + ``$merge`` on the server: on the local SecantusDB server
+the pipeline examined each event twice and ``$lookup``-ed products and
+categories per group, and ``$merge`` wrote a bucket in about 3 ms (36 s for
+the 2,590 Chinook events); a streamed find and bulk upserts cost each server
+one pass and one write per bucket. Pure functions: no database access here.
+"""
+
+import datetime
+
+from .periods import period_end, period_start
+from .pipelines import MEASURES, ORDER_REF_PREFIX
+
+#: Fields of an event the hourly level reads.
+EVENT_FIELDS = {"_id": 0, "type": 1, "sku": 1, "qty": 1, "amount": 1, "ts": 1, "ref": 1}
+#: Fields of a bucket a level reads from the level below.
+BUCKET_FIELDS = {"_id": 0, "k": 1, "d": 1, "kind": 1, "ref": 1, **{m: 1 for m in MEASURES}}
+_NUMBER = (int, float)
+
+
+def _number(value):
+    return value if isinstance(value, _NUMBER) and not isinstance(value, bool) else 0
+
+
+def event_measures(event):
+    """The measures (a list in ``MEASURES`` order) one event adds to its buckets."""
+    kind = event.get("type")
+    if kind == "sale":
+        ref = event.get("ref")
+        live = ref is None or (isinstance(ref, str) and ref.startswith(ORDER_REF_PREFIX))
+        return [_number(event.get("amount")), 1, _number(event.get("qty")), 0, 0, 1 if live else 0]
+    return [0, 0, 0, 1 if kind == "view" else 0, 1 if kind == "cart" else 0, 0]
+
+
+def keys_by_sku(products, categories):
+    """``{sku: [(k, kind, ref), ...]}``: the bucket keys a sale of each SKU counts in, store first.
+
+    ``products``: ``{sku, categories: [category id, ...]}`` documents;
+    ``categories``: ``{_id, ancestors: [{_id}, ...]}`` documents. A product
+    counts in each category it is listed in that exists, and in each of
+    their ancestors, once.
+    """
+    ancestors = {c["_id"]: [a["_id"] for a in (c.get("ancestors") or [])] for c in categories}
+    keys = {}
+    for product in products:
+        sku = product.get("sku")
+        if not isinstance(sku, str) or sku in keys:
+            continue
+        found = [c for c in (product.get("categories") or []) if c in ancestors]
+        ids = list(dict.fromkeys(found + [a for c in found for a in ancestors[c]]))
+        keys[sku] = [("store", "store", None), (f"sku:{sku}", "sku", sku)] + [
+            (f"category:{c}", "category", c) for c in ids]
+    return keys
+
+
+def _add(buckets, key, d, kind, ref, measures):
+    bucket = buckets.get((key, d))
+    if bucket is None:
+        buckets[(key, d)] = [kind, ref, *measures]
+    else:
+        for i, value in enumerate(measures, 2):
+            bucket[i] += value
+
+
+def hourly_buckets(events, keys_of):
+    """Group ``events`` (documents with ``EVENT_FIELDS``) into hourly buckets.
+
+    ``keys_of``: ``keys_by_sku``'s map (a SKU not in it counts for the store
+    and itself). Returns ``{(k, hour start): [kind, ref, *measures]}``.
+    """
+    by_sku_hour = {}
+    for event in events:
+        sku, hour = event.get("sku"), period_start("hour", event["ts"])
+        _add(by_sku_hour, sku, hour, None, None, event_measures(event))
+    buckets = {}
+    for (sku, hour), (_, _, *measures) in by_sku_hour.items():
+        keys = keys_of.get(sku)
+        if keys is None:
+            keys = [("store", "store", None)] + ([(f"sku:{sku}", "sku", sku)] if isinstance(sku, str) else [])
+        for key, kind, ref in keys:
+            _add(buckets, key, hour, kind, ref, measures)
+    return buckets
+
+
+def level_buckets(unit, sources):
+    """Group the buckets ``sources`` (documents with ``BUCKET_FIELDS``) into ``unit`` periods.
+
+    Returns ``{(k, period start): [kind, ref, *measures]}``.
+    """
+    buckets = {}
+    for source in sources:
+        measures = [source.get(m, 0) for m in MEASURES]
+        _add(buckets, source["k"], period_start(unit, source["d"]), source.get("kind"), source.get("ref"), measures)
+    return buckets
+
+
+def bucket_documents(buckets):
+    """The stored form of ``buckets``: ``{_id: "<k>|<ISO start>Z", k, d, kind, ref, *MEASURES, mean}``."""
+    for (key, d), (kind, ref, *measures) in buckets.items():
+        document = {"_id": f"{key}|{d:%Y-%m-%dT%H:%M:%SZ}", "k": key, "d": d, "kind": kind, "ref": ref,
+                    **dict(zip(MEASURES, measures))}
+        document["mean"] = document["total"] / document["count"] if document["count"] else 0
+        yield document
+
+
+def windows(unit, ranges, size):
+    """Split ``ranges`` (``(start, end)`` pairs of whole ``unit`` periods, aware UTC) into
+    ``(start, end)`` windows of at most ``size`` periods each, in order."""
+    for start, end in ranges:
+        while start < end:
+            stop = start
+            for _ in range(size):
+                stop = period_end(unit, stop)
+                if stop >= end:
+                    break
+            stop = min(stop, end)
+            yield start, stop
+            start = stop
+
+
+def hours_between(first, last):
+    """Every hour start (aware UTC) from the hour of ``first`` to the hour of ``last``, as a set."""
+    hour, last = period_start("hour", first), period_start("hour", last)
+    hours = set()
+    while hour <= last:
+        hours.add(hour)
+        hour += datetime.timedelta(hours=1)
+    return hours

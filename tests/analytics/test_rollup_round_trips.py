@@ -1,0 +1,142 @@
+"""Rollups at scale: each event read once per run, each bucket written once, round trips that grow
+with the windows of periods, not with the events; the windows and the grouping themselves."""
+
+import datetime
+
+from analytics import bucketing
+from analytics.managers import rollups
+from analytics.models import RollupProgress
+from analytics.periods import LEVELS
+from shop.mongo import get_collection
+from shop.mongo.counter import count_operations
+
+from tests.analytics.test_rollups import SALES, add_sales, at, figures, shop  # noqa: F401 - fixture
+
+
+def spread(count, start, hours):
+    """``count`` sales of A, B, C spread over ``hours`` hours from ``start``."""
+    return [(start + datetime.timedelta(minutes=(n * 60 * hours) // count), "ABC"[n % 3], 1, 100)
+            for n in range(count)]
+
+
+def stats_documents():
+    return sum(get_collection(level.collection).count_documents({}) for level in LEVELS)
+
+
+def full_run(sales):
+    add_sales(sales)
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    return ops
+
+
+def test_a_full_run_reads_the_events_once_and_writes_each_bucket_once(shop):  # noqa: F811
+    ops = full_run(spread(300, at(2021, 3, 1), 20))
+    events = [op for collection, op in ops.operations if collection == "events"]
+    # Is anything recorded, the first and the last ts; then one find for the one window of hours.
+    assert events == ["find", "find", "find", "find"], ops.operations
+    stats_writes = sum(n for (collection, op), n in zip(ops.operations, ops.statements)
+                       if collection in {level.collection for level in LEVELS} and op in ("insert", "update"))
+    assert stats_writes == stats_documents()
+
+
+def test_round_trips_do_not_grow_with_the_events(shop):  # noqa: F811
+    small = full_run(spread(30, at(2021, 3, 1), 20))
+    for level in LEVELS:
+        get_collection(level.collection).delete_many({})
+    get_collection("stats.progress").delete_many({})
+    get_collection("events").delete_many({})
+    large = full_run(spread(600, at(2021, 3, 1), 20))
+    assert small.operations == large.operations
+    assert figures("daily", "store", at(2021, 3, 1)) == (60000, 600, 600)
+
+
+def test_a_rerun_of_a_range_writes_only_the_buckets_that_changed(shop):  # noqa: F811
+    add_sales(spread(60, at(2021, 3, 1), 20))
+    RollupProgress.objects.rollup()
+    add_sales([(at(2021, 3, 1, 5, 30), "A", 1, 100)], prefix="one-more")
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    # The hour's store, sku:A and its 3 categories (Metal, Rock, Music), at each of the 5 levels.
+    assert ops.write_statements - 2 == 5 * 5, ops  # minus the claim and the done write
+    assert figures("hourly", "sku:A", at(2021, 3, 1, 5)) == (200, 2, 2)
+
+
+def test_round_trips_grow_with_the_windows(shop, monkeypatch):  # noqa: F811
+    """A year of hours is read a week at a time: one events find per window of WINDOW hours."""
+    add_sales(spread(60, at(2021, 1, 1), 24 * 60))  # 60 days
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    finds = sum(1 for collection, op in ops.operations if (collection, op) == ("events", "find"))
+    assert finds == 3 + len(list(bucketing.windows("hour", [(at(2021, 1, 1), at(2021, 3, 1))],
+                                                     rollups.WINDOW["hour"])))
+    assert figures("monthly", "store", at(2021, 1, 1)) == (3100, 31, 31)
+    assert figures("monthly", "store", at(2021, 2, 1)) == (2800, 28, 28)
+    assert figures("yearly", "store", at(2021, 1, 1)) == (6000, 60, 60)
+
+
+def test_figures_do_not_depend_on_the_window_size(shop, monkeypatch):  # noqa: F811
+    add_sales(SALES)
+    RollupProgress.objects.rollup()
+    wide = {level.name: sorted(get_collection(level.collection).find(), key=lambda d: d["_id"]) for level in LEVELS}
+    for level in LEVELS:
+        get_collection(level.collection).delete_many({})
+    get_collection("stats.progress").delete_many({})
+    monkeypatch.setattr(rollups, "WINDOW", {unit: 1 for unit in rollups.WINDOW})
+    monkeypatch.setattr(rollups, "WRITE_BATCH", 3)
+    RollupProgress.objects.rollup()
+    narrow = {level.name: sorted(get_collection(level.collection).find(), key=lambda d: d["_id"]) for level in LEVELS}
+    assert narrow == wide
+
+
+def test_a_bucket_another_run_inserted_meanwhile_is_replaced(shop, monkeypatch):  # noqa: F811
+    """A run taking over a range it thought crashed races the first run: an insert hits the
+    other's bucket (duplicate _id) and replaces it instead."""
+    from pymongo.collection import Collection
+
+    real = Collection.insert_many
+    fired = []
+
+    def insert_many(self, documents, **kwargs):
+        if self.name == "stats.daily" and not fired:
+            fired.append(True)
+            real(self, [{**documents[0], "total": -1}])  # the other run's, between our read and write
+        return real(self, documents, **kwargs)
+
+    add_sales(SALES)
+    monkeypatch.setattr(Collection, "insert_many", insert_many)
+    RollupProgress.objects.rollup()
+    monkeypatch.undo()
+    assert fired
+    raced = sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"])
+    get_collection("stats.daily").delete_many({})
+    RollupProgress.objects.roll_level(LEVELS[1], [(at(2020, 12, 31), at(2021, 4, 3))])
+    assert sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"]) == raced
+    assert all(d["total"] >= 0 for d in raced)
+
+
+def test_windows_split_ranges_at_period_boundaries():
+    day = datetime.timedelta(days=1)
+    ranges = [(at(2021, 1, 1), at(2021, 1, 4)), (at(2021, 2, 1), at(2021, 2, 2))]
+    assert list(bucketing.windows("day", ranges, 2)) == [
+        (at(2021, 1, 1), at(2021, 1, 3)), (at(2021, 1, 3), at(2021, 1, 4)), (at(2021, 2, 1), at(2021, 2, 1) + day)]
+    assert list(bucketing.windows("month", [(at(2021, 1, 1), at(2022, 1, 1))], 5)) == [
+        (at(2021, 1, 1), at(2021, 6, 1)), (at(2021, 6, 1), at(2021, 11, 1)), (at(2021, 11, 1), at(2022, 1, 1))]
+
+
+def test_grouping_counts_a_sale_once_in_each_key():
+    keys = bucketing.keys_by_sku(
+        [{"sku": "A", "categories": ["metal", "rock", "gone"]}],
+        [{"_id": "music", "ancestors": []}, {"_id": "rock", "ancestors": [{"_id": "music"}]},
+         {"_id": "metal", "ancestors": [{"_id": "music"}, {"_id": "rock"}]}],
+    )
+    assert [k for k, _, _ in keys["A"]] == ["store", "sku:A", "category:metal", "category:rock", "category:music"]
+    events = [{"type": "sale", "sku": "A", "qty": 2, "amount": 500, "ts": at(2021, 1, 1, 10, 5), "ref": "order:x:0"},
+              {"type": "sale", "sku": "A", "qty": 1, "amount": 300, "ts": at(2021, 1, 1, 10, 50), "ref": "chinook:1"},
+              {"type": "view", "sku": "A", "qty": 1, "amount": 0, "ts": at(2021, 1, 1, 10, 7)},
+              {"type": "sale", "sku": "Z", "qty": 1, "amount": 100, "ts": at(2021, 1, 1, 11)}]
+    buckets = bucketing.hourly_buckets(events, keys)
+    # kind, ref, total, count, units, views, carts, live_count
+    assert buckets[("category:music", at(2021, 1, 1, 10))] == ["category", "music", 800, 2, 3, 1, 0, 1]
+    assert buckets[("store", at(2021, 1, 1, 11))] == ["store", None, 100, 1, 1, 0, 0, 1]
+    assert ("sku:Z", at(2021, 1, 1, 11)) in buckets and len(buckets) == 5 + 2

@@ -1,0 +1,151 @@
+"""expire_carts at scale: the reservations of all expired carts go back with one write per SKU.
+
+Round trips and writes are counted (machine-independent); races between the
+read and the compare-and-set of a SKU are forced with hooks and with threads.
+"""
+
+import threading
+
+from inventory.managers import returns
+from inventory.models import Cart, Inventory
+from shop.mongo.counter import count_operations
+
+from tests.support.inventory import add, age_carts, assert_invariant, cart_doc, inventory, stock
+
+SKUS = ["A", "B", "C"]
+
+
+def fill(carts, skus=SKUS, qty=1):
+    """``carts`` active carts, each holding ``qty`` of every SKU of ``skus``; their ids."""
+    ids = []
+    for _ in range(carts):
+        cart = Cart.objects.create_cart()
+        for sku in skus:
+            add(cart.id, sku, qty)
+        ids.append(cart.id)
+    return ids
+
+
+def test_expiry_writes_grow_with_the_skus_touched_not_the_carts():
+    counts = {}
+    for carts in (4, 40):
+        for sku in SKUS:
+            stock(sku, 100)
+        fill(carts)
+        age_carts(120)
+        with count_operations() as ops:
+            assert Cart.objects.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
+        # mark, adopt, the carts (one read), the SKUs' documents (one read), one bulk_write
+        # with one update per SKU, the carts expired.
+        counts[carts] = (ops.total, ops.writes, ops.write_statements)
+        assert [inventory(sku)["qty"] for sku in SKUS] == [100] * len(SKUS)
+        assert all(inventory(sku)["carted"] == [] for sku in SKUS)
+        assert_invariant()
+        Cart.objects.collection.delete_many({})
+        Inventory.objects.collection.delete_many({})
+    assert counts[4] == counts[40] == (6, 4, 3 + len(SKUS)), counts
+
+
+def test_expiry_writes_one_update_per_sku_holding_reservations():
+    for sku in ["A", "B", "C", "D"]:
+        stock(sku, 10)
+    fill(3, skus=["A", "B"])
+    fill(2, skus=["C"])
+    age_carts(120)
+    with count_operations() as ops:
+        assert Cart.objects.expire(60) == {"expired": 5, "returned": 8}
+    assert ops.write_statements == 3 + 3  # A, B, C; not D
+    assert [inventory(s)["qty"] for s in "ABCD"] == [10, 10, 10, 10]
+
+
+def test_a_shopper_changing_a_sku_between_the_read_and_the_write_loses_nothing(monkeypatch):
+    """The compare-and-set of one SKU loses to a shopper's add: the SKU is read and written again."""
+    stock("A", 10)
+    stock("B", 10)
+    old = fill(3, skus=["A", "B"], qty=2)
+    age_carts(120)
+    shopper = Cart.objects.create_cart()
+    real = Inventory.objects.collection.bulk_write
+    calls = []
+
+    def bulk_write(self, requests, **kwargs):
+        if self.name == "inventory":
+            calls.append(len(requests))
+            if len(calls) == 1:
+                add(shopper.id, "A", 3)  # between the expiry's read and its write
+        return real.__func__(self, requests, **kwargs)
+
+    monkeypatch.setattr(type(Inventory.objects.collection), "bulk_write", bulk_write)
+    assert Cart.objects.expire(60) == {"expired": 3, "returned": 6}
+    monkeypatch.undo()
+    assert calls == [2, 1]  # A lost its race and was written again, alone
+    assert inventory("A")["qty"] == 7 and [e["cart_id"] for e in inventory("A")["carted"]] == [shopper.id]
+    assert inventory("B") == {**inventory("B"), "qty": 10, "carted": []}
+    assert all(cart_doc(c)["status"] == "expired" for c in old)
+    assert_invariant()
+
+
+def test_a_sku_that_keeps_changing_goes_back_entry_by_entry(monkeypatch):
+    stock("A", 20)
+    fill(2, skus=["A"])
+    age_carts(120)
+    shoppers = [Cart.objects.create_cart() for _ in range(returns.ATTEMPTS)]
+    real = Inventory.objects.collection.bulk_write
+    calls = []
+
+    def bulk_write(self, requests, **kwargs):
+        if self.name == "inventory":
+            calls.append(len(requests))
+            if len(calls) <= returns.ATTEMPTS:  # every compare-and-set loses
+                add(shoppers[len(calls) - 1].id, "A", 1)
+        return real.__func__(self, requests, **kwargs)
+
+    monkeypatch.setattr(type(Inventory.objects.collection), "bulk_write", bulk_write)
+    assert Cart.objects.expire(60) == {"expired": 2, "returned": 2}
+    monkeypatch.undo()
+    assert calls == [1] * returns.ATTEMPTS + [2]  # then one conditional write per entry
+    assert inventory("A")["qty"] == 20 - returns.ATTEMPTS
+    assert sorted(e["cart_id"] for e in inventory("A")["carted"]) == sorted(c.id for c in shoppers)
+    assert_invariant()
+
+
+def test_expiry_racing_shoppers_in_threads_keeps_every_unit():
+    """Four shoppers add to and change fresh carts on the same SKUs while expire_carts runs."""
+    for sku in SKUS:
+        stock(sku, 500)
+    old = fill(30)
+    age_carts(120)
+    errors = []
+    barrier = threading.Barrier(5)
+
+    def shop():
+        try:
+            barrier.wait()
+            cart = Cart.objects.create_cart()
+            for sku in SKUS:
+                add(cart.id, sku, 2)
+                Cart.objects.update_quantity(cart.id, sku, 1)
+                add(cart.id, sku, 1)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    def expire():
+        try:
+            barrier.wait()
+            Cart.objects.expire(60)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=shop) for _ in range(4)] + [threading.Thread(target=expire)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert all(cart_doc(c)["status"] == "expired" for c in old)
+    for sku in SKUS:
+        carted = inventory(sku)["carted"]
+        assert not {e["cart_id"] for e in carted} & set(old)
+        assert sorted(e["qty"] for e in carted) == [2, 2, 2, 2]
+        assert inventory(sku)["qty"] == 500 - 8
+    assert_invariant()

@@ -125,7 +125,7 @@ def test_the_api_docs_work_offline_under_the_policy(browser, live_server, chinoo
         lambda d: len(d.find_elements("css selector", ".opblock-summary")) == 5)
     assert "Chinook Records catalog API" in browser.find_element("css selector", ".title").text
     # Open the product operation, try it out with a SKU and a path, and read the answer.
-    operation = browser.find_element("id", "operations-default-api_views_product_subdocument")
+    operation = browser.find_element("id", "operations-default-product_path")
     operation.find_element("css selector", ".opblock-summary").click()
     WebDriverWait(browser, 10).until(
         lambda d: operation.find_elements("css selector", ".try-out__btn"))

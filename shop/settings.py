@@ -12,6 +12,8 @@ DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[:
 SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
                       the local server (in DEBUG without them: admin / admin)
 DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
+SHOP_PROXY_COUNT      reverse proxies in front of gunicorn appending to X-Forwarded-For
+                      (default 1, 0 with DJANGO_DEBUG): the login rate limit's client address
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
 """
@@ -269,6 +271,15 @@ AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
+# The client's address behind the reverse proxy (issue 19): SHOP_PROXY_COUNT is the
+# number of reverse proxies in front of gunicorn that each append the address they
+# received the request from to X-Forwarded-For (the documented set-up: one, on the same
+# host; 0 in DEBUG, where runserver faces the browser). django-axes takes the
+# SHOP_PROXY_COUNT-th address from the right of that header (shop/clientip.py), so a
+# lock-out locks one client, not everyone behind the proxy. Without a proxy, set it to 0:
+# a client talking to gunicorn directly could otherwise name any address.
+SHOP_PROXY_COUNT = env.int("SHOP_PROXY_COUNT", default=0 if DEBUG else 1)
+AXES_CLIENT_IP_CALLABLE = "shop.clientip.client_ip"
 
 # /healthz: how long a ping of MongoDB may take, in seconds, before it answers 503.
 SHOP_HEALTHZ_TIMEOUT = env.float("SHOP_HEALTHZ_TIMEOUT", default=2.0)

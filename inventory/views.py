@@ -86,6 +86,13 @@ def add_to_cart(request):
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
         except CartInactive as expired:
+            if expired.status in (Cart.MERGING, Cart.MERGED):
+                # Signed in in another tab meanwhile: this session's cart went to the account,
+                # and this session has just ended. No new guest cart; the session is untouched.
+                messages.warning(request, format_html(
+                    "You signed in in another tab just then, and your cart went with you: "
+                    "“{}” was not added. Please add it again.", product.title))
+                return redirect(product)
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
             cart_id = Cart.objects.create_cart(_account(request)).id

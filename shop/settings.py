@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A POST sent with a session that ended meanwhile in another tab: refused, nothing changed.
+    "shop.sessions.EndedSessionMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: refuses logins after too many failures.
     "axes.middleware.AxesMiddleware",
@@ -113,8 +115,15 @@ MIGRATION_MODULES = {
     "axes": "shop.mongo_migrations.axes",
 }
 
-# Sessions are signed cookies: a shopper's visit costs no database round trip.
-SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+# Sessions live on the server (issue 19): Django's database store, in MongoDB's
+# django_session collection, so that sign-out ends a session everywhere (a copied cookie
+# opens nothing) and a late answer of another tab cannot bring an ended guest session
+# back (shop/sessions.py). A request with a session cookie costs one read by key.
+# `manage.py clearsessions` (cron, daily) deletes the expired ones.
+SESSION_ENGINE = "shop.sessions"
+# An ended session (sign-out, or the old key at sign-in) stays marked as ended this many
+# seconds, so that requests sent before it ended are answered as a guest's and set no cookie.
+SESSION_ENDED_GRACE = env.int("SHOP_SESSION_ENDED_GRACE", default=60)
 MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -18,6 +18,9 @@ def media(request, path):
     return serve(request, path, document_root=settings.MEDIA_ROOT)
 
 
+# A session that ended while the request ran (SessionInterrupted) gets its own page.
+handler400 = "shop.sessions.bad_request"
+
 urlpatterns = [
     path("admin/analytics/", include("analytics.urls")),  # before the admin: its app index
     path("admin/", admin.site.urls),

@@ -19,8 +19,9 @@ not deleted at once but replaced by a marker, ``ENDED``, kept for
   deleted the cookie. Here it finds the ``ENDED`` marker: the request is
   a guest's, its answer sets or deletes no cookie, a change it makes
   (``save``) is refused with Django's ``SessionInterrupted`` (the page
-  ``session_ended.html``, ``bad_request`` below), and ``EndedSessionMiddleware``
-  refuses a POST with an ended session before its view runs (nothing changed).
+  ``session_ended.html``, ``bad_request`` below), and ``SessionMiddleware``
+  refuses a POST with an ended session before its view runs (nothing
+  changed) and never sends a cookie for a key the request already had.
 - An update never writes into an ended session: it is one conditional
   update on ``session_data != ENDED``, so a request that loaded the session
   before it ended and saves after cannot revive it.
@@ -36,6 +37,7 @@ from django.conf import settings
 from django.contrib.sessions.backends.base import UpdateError
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
 from django.shortcuts import render
 from django.utils import timezone
 from django.views import defaults
@@ -110,27 +112,39 @@ class SessionStore(DatabaseSessionStore):
         self.model.objects.filter(session_key=session_key).update(session_data=ENDED, expire_date=until)
 
 
-class EndedSessionMiddleware:
-    """Refuse a change (POST...) sent with a session that has just ended, before its view.
+class SessionMiddleware(DjangoSessionMiddleware):
+    """Django's SessionMiddleware (it replaces it in ``MIDDLEWARE``) with two changes.
 
-    That request was sent by another tab just before a sign-in or sign-out
-    there: answering it would act in a session that no longer exists (an
-    add to a guest cart that was just handed over). It gets the page
-    ``session_ended.html`` (409) and no cookie; nothing is changed. After
-    ``MessageMiddleware`` in ``MIDDLEWARE``. Costs nothing more: a POST
-    reads its session anyway, and requests without a session cookie are
-    not looked at.
+    - A change (POST...) sent with a session that has just ended is refused
+      before any view: it was sent by another tab just before a sign-in or
+      sign-out there, and answering it would act in a session that no longer
+      exists (an add to a guest cart that was just handed over). It gets the
+      page ``session_ended.html`` (409) and no cookie; nothing is changed.
+      Costs nothing more: a POST reads its session anyway, and requests
+      without a session cookie are not looked at.
+    - The session cookie is sent only when the session gets a new key (its
+      first write, sign-in), never again for the key the request brought.
+      So an answer can never put back a key that another tab's sign-in
+      ended meanwhile, however late it arrives: the browser keeps the newest
+      key. The cookie thus lasts ``SESSION_COOKIE_AGE`` from the sign-in (or
+      the first add to the cart) rather than from the last change.
     """
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
+    def process_request(self, request):
+        super().process_request(request)
         if (request.method not in SAFE_METHODS
                 and settings.SESSION_COOKIE_NAME in request.COOKIES
-                and getattr(request.session, "is_ended", lambda: False)()):
+                and request.session.is_ended()):
             return session_ended(request, changed=False)
-        return self.get_response(request)
+        return None
+
+    def process_response(self, request, response):
+        response = super().process_response(request, response)
+        name = settings.SESSION_COOKIE_NAME
+        sent = response.cookies.get(name)
+        if sent is not None and sent.value and sent.value == request.COOKIES.get(name):
+            del response.cookies[name]
+        return response
 
 
 def session_ended(request, changed):

@@ -62,13 +62,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, plus: a POST with a session that ended meanwhile in another tab is refused
+    # (nothing changed), and a key the request brought is never sent back (shop/sessions.py).
+    "shop.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    # A POST sent with a session that ended meanwhile in another tab: refused, nothing changed.
-    "shop.sessions.EndedSessionMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes requires: refuses logins after too many failures.
     "axes.middleware.AxesMiddleware",

@@ -137,3 +137,16 @@ def test_clearsessions_deletes_expired_and_ended_sessions(ada, settings):
     call_command("clearsessions")
     assert list(Session.objects.values_list("session_key", flat=True)) == [live.cookies[COOKIE].value]
     assert live.get("/account/").status_code == 200
+
+
+def test_the_cookie_is_sent_for_a_new_key_only(chinook, ada):
+    """An answer never sends back the key its request brought, so a late answer cannot put
+    back a key that a sign-in in another tab ended (shop.sessions.SessionMiddleware)."""
+    client = Client()
+    first = add(client, qty=1)
+    key = first.cookies[COOKIE].value  # the session's first write: a new key, sent
+    again = add(client, qty=1)
+    assert again.status_code == 302 and COOKIE not in again.cookies
+    assert SessionStore(key).load()["cart_count"] == 2  # saved all the same
+    login = client.post("/account/login/", {"username": "ada@example.com", "password": PASSWORD})
+    assert login.cookies[COOKIE].value not in ("", key)  # sign-in: a new key, sent

@@ -25,6 +25,7 @@ from .signals import line_added
 from .wording import refusal
 
 CART_ID = "cart_id"
+LAST_CART = "last_cart_id"
 CART_COUNT = "cart_count"
 ORDERS = "orders"
 ORDERS_KEPT = 10
@@ -37,8 +38,15 @@ def _remember(request, cart_id, count):
 
 
 def forget_cart(request):
-    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart."""
-    request.session.pop(CART_ID, None)
+    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart.
+
+    Its id stays in the session as ``last_cart_id``: sessions live on the server, so a
+    second click of "Pay" answered after the first sees the first one's session, with no
+    cart, and checkout finds the order placed from the last one (``orders.views``).
+    """
+    cart_id = request.session.pop(CART_ID, None)
+    if cart_id:
+        request.session[LAST_CART] = cart_id
     request.session[CART_COUNT] = 0
 
 

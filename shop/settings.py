@@ -14,6 +14,8 @@ SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
 DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
 SHOP_PROXY_COUNT      reverse proxies in front of gunicorn appending to X-Forwarded-For
                       (default 1, 0 with DJANGO_DEBUG): the login rate limit's client address
+SHOP_SESSION_ENDED_GRACE  seconds an ended session stays marked as ended (default 60;
+                      docs/sessions.md)
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
 """

@@ -75,12 +75,14 @@ def shopper(email, albums, account_cart):
     return Browser(guest)
 
 
+def sign_in_with(browser, tab, email):
+    """Sign in through ``tab`` of ``browser``; the answer's cookies go to the browser."""
+    return browser.receive(tab.post("/account/login/", {"username": email, "password": PASSWORD}))
+
+
 def sign_in(browser, email):
-    return browser.receive(browser.tab().post("/account/login/", {"username": email, "password": PASSWORD}))
-
-
-def add(browser, sku, qty=1):
-    return browser.receive(browser.tab().post("/cart/add/", {"sku": sku, "qty": qty}))
+    """Sign in through a new tab of ``browser``."""
+    return sign_in_with(browser, browser.tab(), email)
 
 
 def assert_no_orphan_line():
@@ -196,7 +198,3 @@ def test_threads_signing_in_while_another_tab_adds_to_the_cart(albums, account_c
         Inventory.objects.collection.delete_many({})
         for sku in albums:
             stock(sku, 20)
-
-
-def sign_in_with(browser, tab, email):
-    return browser.receive(tab.post("/account/login/", {"username": email, "password": PASSWORD}))

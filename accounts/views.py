@@ -13,12 +13,16 @@ from .forms import SignupForm
 
 @sensitive_post_parameters("password1", "password2")
 def signup(request):
-    """``/account/signup/``: e-mail and password; a new account is signed in (the cart goes with it)."""
+    """``/account/signup/``: e-mail and password; a new account is signed in (the cart goes with it).
+
+    An e-mail that has an account is a form error, also when a concurrent sign-up
+    took it a moment before (the unique index decides; ``SignupForm.create_account``).
+    """
     if request.user.is_authenticated:
         return redirect("accounts:account")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
+    user = form.create_account() if request.method == "POST" and form.is_valid() else None
+    if user is not None:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, "Welcome! Your account is ready.")
         return redirect("accounts:account")

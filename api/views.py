@@ -18,6 +18,7 @@ from ninja.errors import ValidationError
 
 from catalog.models import Category, Product
 from catalog.exceptions import PathError, PathNotFound
+from catalog.paginators import MAX_PAGE
 
 from . import schemas
 from .encoding import product_card, to_json
@@ -123,9 +124,13 @@ def category_products(request, slug: str, page: int = page_param(),
                       sort: Literal["newest", "price", "-price", "title"] = "newest"):
     """A page of the products listed in the category or any category below it, in the
     category page's order (``sort``; ``page`` from 1, ``settings.CATALOG_PAGE_SIZE`` a page).
-    3 reads: the category, its subtree, the count and the page. 404 past the last page."""
+    3 reads: the category, its subtree, the count and the page. 400 below 1 or above
+    ``catalog.paginators.MAX_PAGE`` (before any read: a page is a 64-bit ``$skip`` in
+    MongoDB, issue 19); 404 past the last page."""
     if page < 1:
         return error(request, 400, "page must be 1 or more.")
+    if page > MAX_PAGE:
+        return error(request, 400, f"page must be at most {MAX_PAGE}.")
     try:
         node = Category.objects.get_by_slug(slug)
     except Category.DoesNotExist:

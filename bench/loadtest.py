@@ -156,6 +156,9 @@ def catalog_targets(stock):
     from shop.startup import prepare_local_database
 
     if engine() == LOCAL:
+        # django.setup() opens no connection: ``connection.connection`` stays None until
+        # the first query, so open it before dropping the database (issue 19).
+        connection.ensure_connection()
         connection.connection.drop_database(settings.DATABASES["default"]["NAME"])
         settings.INVENTORY_DEFAULT_STOCK = stock
         prepare_local_database()

@@ -13,6 +13,8 @@ Used by ``ProductManager`` (``catalog/managers/products.py``), search
 
 from pymongo import ASCENDING, DESCENDING
 
+from .paginators import clamp_page
+
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
 SORTS = {
     "newest": [("details.issue_date", DESCENDING), ("_id", ASCENDING)],
@@ -60,8 +62,9 @@ def category_match(category_ids, min_cents=None, max_cents=None):
 
 def page_hint(page, per_page):
     """``(start, stop)``: the slice Django's Paginator asks for page ``page`` (from 1; less
-    counts as 1) of ``per_page`` products."""
-    start = (max(page, 1) - 1) * per_page
+    counts as 1, more than ``paginators.MAX_PAGE`` as that, so the ``$skip`` always fits
+    in MongoDB's 64-bit integers) of ``per_page`` products."""
+    start = (clamp_page(page) - 1) * per_page
     return start, start + per_page
 
 

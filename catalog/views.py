@@ -2,7 +2,6 @@
 artist, actor) and search. Thin: parse, call a manager, render."""
 
 from django.conf import settings
-from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
@@ -10,6 +9,7 @@ from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product
+from .paginators import page_number, paginate
 from .search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from .signals import product_viewed
 
@@ -26,22 +26,6 @@ def home(request):
     })
 
 
-def _page_number(request):
-    """The ``page`` parameter as an int (1 for anything else; Paginator clamps the rest)."""
-    try:
-        return max(int(request.GET.get("page", 1)), 1)
-    except (TypeError, ValueError):
-        return 1
-
-
-def _paginate(items, number, per_page=None):
-    """The page ``number`` of ``items`` (Paginator clamps it), with ``page.window``: the page
-    numbers to link around it, ``Paginator.ELLIPSIS`` where some are left out."""
-    page = Paginator(items, per_page or settings.CATALOG_PAGE_SIZE).get_page(number)
-    page.window = list(page.paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1))
-    return page
-
-
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
@@ -56,7 +40,7 @@ def category(request, slug):
     sort = request.GET.get("sort", DEFAULT_SORT)
     if sort not in SORTS:
         sort = DEFAULT_SORT
-    number = _page_number(request)
+    number = page_number(request)
     per_page = settings.CATALOG_PAGE_SIZE
     price_form = PriceRangeForm(request.GET)
     min_cents, max_cents = price_form.cents() if price_form.is_valid() else (None, None)
@@ -64,7 +48,7 @@ def category(request, slug):
         [node.pk, *(d.pk for d in descendants)], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents,
     )
-    page = _paginate(listing, number, per_page)
+    page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
     return render(request, "catalog/category.html", {
         "category": node,
@@ -112,8 +96,8 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     Costs the query's 2 round trips (count, page) plus the header's top
     categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
     """
-    number = _page_number(request)
-    page = _paginate(query, number)
+    number = page_number(request)
+    page = paginate(query, number, settings.CATALOG_PAGE_SIZE)
     if not_found_if_empty and page.paginator.count == 0:
         raise Http404("Nothing to show.")
     return render(request, "catalog/product_list.html", {"page": page, **context}, status=status)
@@ -179,7 +163,7 @@ def search(request):
                "search_form": form, "search_query": q, "is_search": True,
                "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
     results = Product.objects.search(
-        q, page=_page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort
+        q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort
     )
     return _product_list(request, results, context)
 

@@ -10,9 +10,11 @@ class InventoryError(Exception):
 
 
 class CartInactive(InventoryError):
-    """The cart is no longer active (expired, in checkout, complete) or does not exist."""
+    """The cart is no longer active (expired, in checkout, complete, handed over) or does not
+    exist; ``status`` is its status when known (str), else None."""
 
-    def __init__(self, message="Your cart has expired. A new one has been started."):
+    def __init__(self, message="Your cart has expired. A new one has been started.", status=None):
+        self.status = status
         super().__init__(message)
 
 

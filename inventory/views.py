@@ -1,6 +1,6 @@
 """Shopper pages: add to cart, the cart. Thin views (checkout and orders: the ``orders`` app).
 
-A shopper's cart id lives in the Django session (a signed cookie), never in
+A shopper's cart id lives in the Django session (server-side, shop/sessions.py), never in
 a form or a URL that could name another cart: the views act only on the
 session's cart. After each cart change the session also keeps the number of
 units in the cart (``cart_count``), which the header shows without a
@@ -25,6 +25,7 @@ from .signals import line_added
 from .wording import refusal
 
 CART_ID = "cart_id"
+LAST_CART = "last_cart_id"
 CART_COUNT = "cart_count"
 ORDERS = "orders"
 ORDERS_KEPT = 10
@@ -37,8 +38,15 @@ def _remember(request, cart_id, count):
 
 
 def forget_cart(request):
-    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart."""
-    request.session.pop(CART_ID, None)
+    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart.
+
+    Its id stays in the session as ``last_cart_id``: sessions live on the server, so a
+    second click of "Pay" answered after the first sees the first one's session, with no
+    cart, and checkout finds the order placed from the last one (``orders.views``).
+    """
+    cart_id = request.session.pop(CART_ID, None)
+    if cart_id:
+        request.session[LAST_CART] = cart_id
     request.session[CART_COUNT] = 0
 
 
@@ -86,6 +94,13 @@ def add_to_cart(request):
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
         except CartInactive as expired:
+            if expired.status in (Cart.MERGING, Cart.MERGED):
+                # Signed in in another tab meanwhile: this session's cart went to the account,
+                # and this session has just ended. No new guest cart; the session is untouched.
+                messages.warning(request, format_html(
+                    "You signed in in another tab just then, and your cart went with you: "
+                    "“{}” was not added. Please add it again.", product.title))
+                return redirect(product)
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
             cart_id = Cart.objects.create_cart(_account(request)).id

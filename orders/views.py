@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
-from inventory.views import CART_ID, ORDERS, ORDERS_KEPT, forget_cart, session_cart
+from inventory.views import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from shop.money import display
 
 from . import pricing
@@ -54,7 +54,9 @@ def checkout(request):
     expired or changed sends the shopper back to the cart with a message; a
     second submit of a cart already ordered goes to that order's page.
     """
-    cart_id = request.session.get(CART_ID)
+    # No cart in the session: a second submit after the first one's answer (server-side
+    # sessions) still finds the order through the cart just checked out.
+    cart_id = request.session.get(CART_ID) or request.session.get(LAST_CART)
     current = session_cart(request)
     if current is None or not current.items:
         placed = Order.objects.get_by_cart(cart_id) if request.method == "POST" else None

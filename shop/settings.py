@@ -12,6 +12,10 @@ DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[:
 SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
                       the local server (in DEBUG without them: admin / admin)
 DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
+SHOP_PROXY_COUNT      reverse proxies in front of gunicorn appending to X-Forwarded-For
+                      (default 1, 0 with DJANGO_DEBUG): the login rate limit's client address
+SHOP_SESSION_ENDED_GRACE  seconds an ended session stays marked as ended (default 60;
+                      docs/sessions.md)
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
 """
@@ -71,7 +75,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's, plus: a POST with a session that ended meanwhile in another tab is refused
+    # (nothing changed), and a key the request brought is never sent back (shop/sessions.py).
+    "shop.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -122,8 +128,15 @@ MIGRATION_MODULES = {
     "axes": "shop.mongo_migrations.axes",
 }
 
-# Sessions are signed cookies: a shopper's visit costs no database round trip.
-SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+# Sessions live on the server (issue 19): Django's database store, in MongoDB's
+# django_session collection, so that sign-out ends a session everywhere (a copied cookie
+# opens nothing) and a late answer of another tab cannot bring an ended guest session
+# back (shop/sessions.py). A request with a session cookie costs one read by key.
+# `manage.py clearsessions` (cron, daily) deletes the expired ones.
+SESSION_ENGINE = "shop.sessions"
+# An ended session (sign-out, or the old key at sign-in) stays marked as ended this many
+# seconds, so that requests sent before it ended are answered as a guest's and set no cookie.
+SESSION_ENDED_GRACE = env.int("SHOP_SESSION_ENDED_GRACE", default=60)
 MESSAGE_STORAGE = "django.contrib.messages.storage.cookie.CookieStorage"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -315,6 +328,15 @@ AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
+# The client's address behind the reverse proxy (issue 19): SHOP_PROXY_COUNT is the
+# number of reverse proxies in front of gunicorn that each append the address they
+# received the request from to X-Forwarded-For (the documented set-up: one, on the same
+# host; 0 in DEBUG, where runserver faces the browser). django-axes takes the
+# SHOP_PROXY_COUNT-th address from the right of that header (shop/clientip.py), so a
+# lock-out locks one client, not everyone behind the proxy. Without a proxy, set it to 0:
+# a client talking to gunicorn directly could otherwise name any address.
+SHOP_PROXY_COUNT = env.int("SHOP_PROXY_COUNT", default=0 if DEBUG else 1)
+AXES_CLIENT_IP_CALLABLE = "shop.clientip.client_ip"
 
 # While the database cannot be reached, pages answer 503 with this Retry-After, in seconds
 # (shop.unavailable); on the local server the shop starts it again by itself (shop.mongo.revive).

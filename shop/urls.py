@@ -33,6 +33,8 @@ def favicon(request):
 
 # A "database unreachable" error raised outside a view answers 503, not 500 (shop.unavailable).
 handler500 = "shop.unavailable.server_error"
+# A session that ended while the request ran (SessionInterrupted) gets its own page.
+handler400 = "shop.sessions.bad_request"
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),

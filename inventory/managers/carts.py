@@ -151,7 +151,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
             {"_id": cart_id}, {"status": 1, "items": {"$elemMatch": {"sku": sku}}}
         )
         if document is None or document["status"] != "active":
-            return CartInactive()
+            return CartInactive(status=None if document is None else document["status"])
         lines = document.get("items") or []
         if not lines:
             return NotInCart(sku)

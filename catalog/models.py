@@ -20,7 +20,7 @@ from imagekit.models import ImageSpecField
 
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import CategoryManager, ProductManager
+from .managers import CatalogVersionManager, CategoryManager, ProductManager
 from .search import lower_title
 
 
@@ -234,3 +234,24 @@ class Product(models.Model):
 
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])
+
+
+class CatalogVersion(models.Model):
+    """The catalog's version: one document, ``{name: "catalog", token}``, whose ``token``
+    every write to categories or products changes (``CatalogVersion.objects.bump``).
+
+    The storefront's cache keys carry it (``catalog/pagecache.py``), so a
+    staff edit shows on the next request of every process. Read and written
+    only through ``CatalogVersion.objects``.
+    """
+
+    name = models.CharField(max_length=40, unique=True)
+    token = models.CharField(max_length=64)
+
+    objects = CatalogVersionManager()
+
+    class Meta:
+        db_table = "catalog_versions"
+
+    def __str__(self):
+        return f"{self.name} {self.token}"

@@ -16,7 +16,6 @@ from shop.mongo.documents import model_to_document
 
 from ..keywords import document_keywords
 from ..listing import (
-    AVAILABILITY_STAGES,
     CARD_FIELD_NAMES,
     CARD_FIELDS,
     DEFAULT_SORT,
@@ -26,9 +25,11 @@ from ..listing import (
     category_match,
     page_hint,
 )
+from ..pagecache import cached
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from .subdocuments import SubdocumentMixin
+from .versions import bump_catalog_version
 
 
 class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
@@ -55,40 +56,65 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
 
     def get_with_availability(self, sku):
         """The product with ``sku`` and its ``available`` units (int, None without a stock
-        record): one aggregation, the inventory joined by ``AVAILABILITY_STAGES``.
+        record), for the product page.
 
-        For the product page. Raises ``Product.DoesNotExist``.
+        The product comes from the catalog cache (``catalog/pagecache.py``;
+        one read when it is not there), its stock from the inventory on every
+        call (one read, ``with_availability``). Raises ``Product.DoesNotExist``.
         """
-        pipeline = [{"$match": {"sku": str(sku)}}, {"$limit": 1}, *AVAILABILITY_STAGES]
-        document = next(iter(self.read_collection.aggregate(pipeline)), None)
+        sku = str(sku)
+        document = cached("product", sku, lambda: self.read_collection.find_one(
+            {"sku": sku}, {"keywords": 0, "title_lower": 0}))
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
-        return self.card_from_document(document, fields=None)
+        return self.card_from_document(self.with_availability([document])[0], fields=None)
+
+    def with_availability(self, documents):
+        """``documents`` (product documents with ``sku``), each given ``available``: the units
+        of its SKU available now (int), or None without a stock record. One read of the
+        inventory (``Inventory.objects.available_many``), none for no documents. Stock is
+        never cached: it changes with every cart. Returns ``documents``."""
+        if not documents:
+            return documents
+        from inventory.models import Inventory
+
+        stock = Inventory.objects.available_many([d["sku"] for d in documents])
+        for document in documents:
+            document["available"] = stock.get(document["sku"])
+        return documents
 
     def card_from_document(self, document, fields=CARD_FIELD_NAMES):
-        """A Product from a document read with ``AVAILABILITY_STAGES``; ``product.available``
-        is the SKU's available units (int) or None when it has no stock record, and
-        ``product.matched`` what a search matched (``ranking.what_matched``)."""
+        """A Product from a document given its stock by ``with_availability``;
+        ``product.available`` is the SKU's available units (int) or None when it has no
+        stock record, and ``product.matched`` what a search matched
+        (``ranking.what_matched``)."""
         product = self.from_document(document, fields)
         product.available = document.get("available")
         product.matched = what_matched(document)
         return product
 
     def cards(self, pipeline, fields=CARD_FIELD_NAMES):
-        """Run ``pipeline`` (ending in ``AVAILABILITY_STAGES``) on the read preference: one
-        aggregation. Returns its documents as cards (``card_from_document``)."""
-        return [self.card_from_document(d, fields) for d in self.read_collection.aggregate(pipeline)]
+        """Run ``pipeline`` on the read preference (one aggregation, cached by the catalog's
+        version), then read the stock of its products (one read). Returns its documents as
+        cards (``card_from_document``)."""
+        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)))
+        return [self.card_from_document(d, fields) for d in self.with_availability(documents)]
 
     def counted_cards(self, pipeline):
-        """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``:
-        one aggregation. Returns ``(total, cards)``."""
-        result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
-        total = result["total"][0]["n"] if result["total"] else 0
-        return total, [self.card_from_document(d) for d in result["items"]]
+        """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
+        (one aggregation, cached by the catalog's version), then read the stock of the
+        items (one read). Returns ``(total, cards)``."""
+        def read():
+            result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
+            return (result["total"][0]["n"] if result["total"] else 0), result["items"]
+
+        total, documents = cached("counted_cards", pipeline, read)
+        return total, [self.card_from_document(d) for d in self.with_availability(documents)]
 
     def count_matching(self, match):
-        """How many products match the filter ``match`` (one ``count_documents``)."""
-        return self.read_collection.count_documents(match)
+        """How many products match the filter ``match`` (one ``count_documents``, cached by the
+        catalog's version)."""
+        return cached("count", match, lambda: self.read_collection.count_documents(match))
 
     def explain_find(self, match, projection, sort=None):
         """The server's ``explain`` (a dict) of the find of the first product of ``match``."""
@@ -111,9 +137,9 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def newest(self, limit=8):
         """The ``limit`` newest products (cards, with availability), for the home page.
 
-        One aggregation."""
+        One aggregation (cached) and the stock of the cards (one read)."""
         pipeline = [{"$sort": dict(SORTS["newest"])}, {"$limit": int(limit)},
-                    {"$project": CARD_FIELDS}, *AVAILABILITY_STAGES]
+                    {"$project": CARD_FIELDS}]
         return self.cards(pipeline)
 
     def shipping_weights(self, skus):
@@ -141,7 +167,8 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 
         One read of the existing SKUs, then one ``bulk_write`` of what is new
-        or changed: a product equal to its stored document is not written.
+        or changed (then the catalog's version is bumped: one more write): a
+        product equal to its stored document is not written.
         Products whose SKU is not in ``products`` are left alone. Returns
         ``{'created': n, 'updated': n, 'unchanged': n}``.
         """
@@ -167,12 +194,18 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                 writes.append(ReplaceOne({"_id": current["_id"]}, document))
                 report["updated"] += 1
         if writes:
-            self.collection.bulk_write(writes, ordered=False)
+            try:
+                self.collection.bulk_write(writes, ordered=False)
+            finally:
+                bump_catalog_version()
         return report
 
     def delete_all(self):
         """Delete every product; returns how many. (``load_catalog --reset``.)"""
-        return self.collection.delete_many({}).deleted_count
+        try:
+            return self.collection.delete_many({}).deleted_count
+        finally:
+            bump_catalog_version()
 
     # -- storefront queries (seed 001 "Operations") ----------------------
 

@@ -35,11 +35,14 @@ class OperationCount:
     """The round trips seen while a ``count_operations()`` block was open.
 
     ``operations`` is a list of ``(collection, operation)`` pairs in order;
-    ``total``, ``writes`` and ``reads`` are their counts.
+    ``total``, ``writes`` and ``reads`` are their counts. ``commands`` holds
+    the command documents sent, in the same order (for an ``explain`` of each:
+    ``tests/support/examined.py``).
     """
 
     def __init__(self):
         self.operations = []
+        self.commands = []
 
     @property
     def total(self):
@@ -73,13 +76,15 @@ def count_operations():
             _active.remove(count)
 
 
-def record(collection, operation):
-    """Record one round trip (``collection`` name, ``operation`` name) in every open count."""
+def record(collection, operation, command=None):
+    """Record one round trip (``collection`` name, ``operation`` name, and the command document
+    sent, or None) in every open count."""
     if not _active:
         return
     with _lock:
         for count in _active:
             count.operations.append((collection, operation))
+            count.commands.append(command)
 
 
 class CommandCounter(monitoring.CommandListener):
@@ -90,7 +95,7 @@ class CommandCounter(monitoring.CommandListener):
         if name in _DRIVER_COMMANDS:
             return
         target = event.command.get(name)
-        record(target if isinstance(target, str) else "$cmd", name)
+        record(target if isinstance(target, str) else "$cmd", name, dict(event.command) if _active else None)
 
     def succeeded(self, event):
         pass

@@ -7,10 +7,13 @@ search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
 See ``docs/operations.md`` (seed 001).
 """
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne
 
+from shop import clock
 from shop.mongo.collections import MongoCollectionMixin
 from shop.mongo.documents import model_to_document
 
@@ -30,6 +33,11 @@ from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from .subdocuments import SubdocumentMixin
 from .versions import bump_catalog_version
+
+
+#: The home page's newest products are looked for first among those issued this many days
+#: before now (``ProductManager.newest``).
+NEWEST_FIRST_WINDOW_DAYS = 90
 
 
 class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
@@ -135,12 +143,36 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                               SORTS[sort], page_hint=page_hint(page, per_page))
 
     def newest(self, limit=8):
-        """The ``limit`` newest products (cards, with availability), for the home page.
+        """The ``limit`` newest products by issue date (cards, with availability), for the home
+        page: the same as a sort of every product on ``details.issue_date``, newest first.
 
-        One aggregation (cached) and the stock of the cards (one read)."""
-        pipeline = [{"$sort": dict(SORTS["newest"])}, {"$limit": int(limit)},
-                    {"$project": CARD_FIELDS}]
-        return self.cards(pipeline)
+        SecantusDB 0.7.0b3 never sorts from an index: that sort reads and sorts
+        every product (3.4 s for 5,000 on the development machine). So the
+        newest are looked for among the products issued since a point before
+        now (90 days, then 4 times further back each time), which the
+        ``issue_date`` index serves, until that window holds ``limit`` of
+        them: the newest of such a window are the newest of all. Before 1900
+        the window becomes the whole catalog (products without an issue date
+        come last, as in the plain sort). A real MongoDB serves each read from
+        the same index. Cached by the catalog's version; usually 1 to 4
+        aggregations when cold, then the stock of the cards (one read).
+        """
+        limit = int(limit)
+
+        def read():
+            now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
+            while True:
+                since = now - datetime.timedelta(days=days)
+                match = {"details.issue_date": {"$gte": since}} if since.year >= 1900 else {}
+                pipeline = [{"$match": match}, {"$sort": dict(SORTS["newest"])}, {"$limit": limit},
+                            {"$project": CARD_FIELDS}]
+                documents = list(self.read_collection.aggregate(pipeline))
+                if len(documents) >= limit or not match:
+                    return documents
+                days *= 4
+
+        documents = cached("newest", limit, read)
+        return [self.card_from_document(d) for d in self.with_availability(documents)]
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""

@@ -230,3 +230,45 @@ def test_queries_use_an_index(make_query):
                  retail_cents=500)
     plan = str(make_query().explain()["queryPlanner"]["winningPlan"])
     assert "IXSCAN" in plan and "COLLSCAN" not in plan
+
+
+# -- the home page's newest products -------------------------------------------------
+
+
+@pytest.fixture
+def march_2021(monkeypatch):
+    import datetime
+
+    monkeypatch.setattr("shop.clock.now", lambda: datetime.datetime(2021, 3, 1, tzinfo=datetime.UTC))
+
+
+def _plain_sort(limit):
+    """The newest products as one sort of the whole collection would give them."""
+    from shop.mongo import get_collection
+
+    cursor = get_collection("products").find({}, {"sku": 1}).sort(
+        [("details.issue_date", -1), ("_id", 1)]).limit(limit)
+    return [d["sku"] for d in cursor]
+
+
+def test_newest_equals_the_sort_of_every_product_and_examines_the_window(march_2021):
+    from tests.support.examined import documents_examined
+
+    for i in range(30):
+        make_product(f"Old {i}", year=1970 + i)
+    recent = [make_product(f"Recent {i}", year=2021) for i in range(8)]
+    make_product("Future", year=2030, sku="FUTURE")
+    make_product("Undated", year=None)
+    with count_operations() as ops:
+        newest = [p.sku for p in Product.objects.newest(limit=8)]
+    assert newest == _plain_sort(8) == ["FUTURE", *sorted(p.sku for p in recent)[:7]]
+    # the window of the last 90 days holds 9 products: those are read, not the 40
+    assert documents_examined(ops, "products") == 9
+
+
+def test_newest_of_a_small_catalog_lists_the_undated_last(march_2021):
+    make_product("Undated", year=None, sku="UNDATED")
+    make_product("Old", year=1999, sku="OLD")
+    make_product("Older", year=1950, sku="OLDER")
+    assert [p.sku for p in Product.objects.newest(limit=8)] == _plain_sort(8) == [
+        "OLD", "OLDER", "UNDATED"]

@@ -12,6 +12,8 @@ DJANGO_ALLOWED_HOSTS  comma-separated host names (default localhost,127.0.0.1,[:
 SHOP_ADMIN_USERNAME / SHOP_ADMIN_PASSWORD   a staff superuser made at start on
                       the local server (in DEBUG without them: admin / admin)
 DJANGO_LOG_LEVEL      level of the shop's log (default INFO)
+CACHE_URL             the storefront's catalog cache (default: each process's memory)
+CATALOG_CACHE_SECONDS lifetime of a cached catalog read (default 3600)
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
 """

@@ -33,10 +33,19 @@ CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image"}
 
 
 def category_match(category_ids, min_cents=None, max_cents=None):
-    """The filter of a category page: products listed in any of ``category_ids`` with a
-    retail price within ``[min_cents, max_cents]`` (integer cents; either bound None: no
-    bound). Returns a MongoDB filter (a dict)."""
-    match = {"categories": {"$in": list(category_ids)}}
+    """The filter of a category page: products listed in any of ``category_ids`` or below
+    them, with a retail price within ``[min_cents, max_cents]`` (integer cents; either bound
+    None: no bound). Returns a MongoDB filter (a dict).
+
+    A product's ``listed_in`` holds its categories and all their ancestors,
+    so one category's whole subtree is one equality, served by the
+    ``listed_in_issue_date`` index. (An ``$in`` over the subtree's ids, as
+    before, costs SecantusDB 0.7.0b3 far more per id than per product: 1.2 s
+    for 56 categories and 560 products, against one equality's cost per
+    product.)
+    """
+    category_ids = list(category_ids)
+    match = {"listed_in": category_ids[0] if len(category_ids) == 1 else {"$in": category_ids}}
     bounds = {}
     if min_cents is not None:
         bounds["$gte"] = int(min_cents)

@@ -21,7 +21,7 @@ from shop.mongo.collections import MongoCollectionMixin
 from ..breadcrumbs import crumb_trail
 from ..pagecache import cached
 from .subdocuments import SubdocumentMixin
-from ..tree import TreeNode, in_tree_order, sibling_key
+from ..tree import TreeNode, in_tree_order, listed_in, sibling_key
 from .category_writes import CategoryWritesMixin
 
 # Fields a category page needs of the categories below the one shown.
@@ -119,6 +119,21 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
             self.read_collection.find({"_id": {"$in": ids}}))) if ids else []
         by_id = {d["_id"]: self.from_document(d) for d in documents}
         return [by_id[i] for i in ids if i in by_id], self.top_level()
+
+    def ancestor_ids(self, ids):
+        """``{category id: [its ancestors' ids, root first]}`` for the categories among ``ids``:
+        one read from the primary (a write depends on it), none for no ids."""
+        ids = list(set(ids))
+        if not ids:
+            return {}
+        cursor = self.collection.find({"_id": {"$in": ids}}, {"ancestors._id": 1})
+        return {d["_id"]: [a["_id"] for a in d.get("ancestors", [])] for d in cursor}
+
+    def listed_in(self, ids):
+        """What a product listed in the categories ``ids`` stores as ``listed_in``: those
+        categories and all their ancestors (``tree.listed_in``). One read; none for no ids."""
+        ids = list(ids)
+        return listed_in(ids, self.ancestor_ids(ids))
 
     def tree(self, max_depth=None):
         """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order. One read."""

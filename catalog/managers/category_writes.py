@@ -210,7 +210,9 @@ class CategoryWritesMixin:
         ``ancestors._id`` index) together with the new siblings, and rewrites
         the ancestors of the category and every descendant and the positions
         of the new siblings in one ``bulk_write``: 4 round trips whatever the
-        size of the subtree. A move before or after the category itself
+        size of the subtree; then the products listed below it get their new
+        ``listed_in`` (``Product.objects.relist_under``: one read, and when
+        there are any, one read of their categories and one ``bulk_write``). A move before or after the category itself
         changes nothing. Returns the moved Category. Raises
         ``Category.DoesNotExist`` for an unknown category or target,
         ``CatalogError`` for an unknown ``where``.
@@ -270,6 +272,9 @@ class CategoryWritesMixin:
         ))
         try:
             self.collection.bulk_write(updates, ordered=False)
+            from ..models import Product
+
+            Product.objects.relist_under(node["_id"])
         finally:
             bump_catalog_version()
         category.parent_id = parent_id

@@ -11,7 +11,7 @@ import datetime
 
 from django.conf import settings
 from django.db import models
-from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne
+from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne, UpdateMany
 
 from shop import clock
 from shop.mongo.collections import MongoCollectionMixin
@@ -31,6 +31,7 @@ from ..listing import (
 from ..pagecache import cached
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
+from ..tree import listed_in
 from .subdocuments import SubdocumentMixin
 from .versions import bump_catalog_version
 
@@ -198,16 +199,18 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def sync(self, products):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 
-        One read of the existing SKUs, then one ``bulk_write`` of what is new
-        or changed (then the catalog's version is bumped: one more write): a
+        One read of the categories' ancestors (for ``listed_in``), one of the
+        existing SKUs, then one ``bulk_write`` of what is new or changed (then the catalog's version is bumped: one more write): a
         product equal to its stored document is not written.
         Products whose SKU is not in ``products`` are left alone. Returns
         ``{'created': n, 'updated': n, 'unchanged': n}``.
         """
         documents = [model_to_document(p, self.db) for p in products]
+        ancestors = self._category_ancestors({c for d in documents for c in d.get("categories") or []})
         for document in documents:
             document["title_lower"] = lower_title(document["title"])
             document["keywords"] = document_keywords(document)
+            document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
         skus = [d["sku"] for d in documents]
         stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
         writes, report = [], {"created": 0, "updated": 0, "unchanged": 0}
@@ -231,6 +234,31 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             finally:
                 bump_catalog_version()
         return report
+
+    def _category_ancestors(self, ids):
+        """``{category id: [ancestor ids]}`` (``CategoryManager.ancestor_ids``): one read."""
+        from ..models import Category
+
+        return Category.objects.ancestor_ids(ids)
+
+    def relist_under(self, category_id):
+        """Recompute ``listed_in`` of every product listed in ``category_id`` or below it, after
+        a move of that category (``CategoryManager.move``): one read of those products'
+        category lists; when there are any, one read of the categories' (new) ancestors
+        and one ``bulk_write`` of one ``update_many`` per distinct list. Returns how many
+        distinct lists were rewritten. The caller bumps the catalog's version."""
+        cursor = self.collection.aggregate([{"$match": {"listed_in": category_id}},
+                                            {"$group": {"_id": "$categories"}}])
+        lists = [row["_id"] or [] for row in cursor]
+        if not lists:
+            return 0
+        ancestors = self._category_ancestors({c for ids in lists for c in ids})
+        self.collection.bulk_write([
+            UpdateMany({"listed_in": category_id, "categories": ids},
+                       {"$set": {"listed_in": listed_in(ids, ancestors)}})
+            for ids in lists
+        ], ordered=False)
+        return len(lists)
 
     def delete_all(self):
         """Delete every product; returns how many. (``load_catalog --reset``.)"""

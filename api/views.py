@@ -124,7 +124,8 @@ def category_products(request, slug: str, page: int = page_param(),
                       sort: Literal["newest", "price", "-price", "title"] = "newest"):
     """A page of the products listed in the category or any category below it, in the
     category page's order (``sort``; ``page`` from 1, ``settings.CATALOG_PAGE_SIZE`` a page).
-    3 reads: the category, its subtree, the count and the page. 400 below 1 or above
+    Reads the category, the count and the page through the catalog cache (the
+    category page's own entries), and the page's stock. 400 below 1 or above
     ``catalog.paginators.MAX_PAGE`` (before any read: a page is a 64-bit ``$skip`` in
     MongoDB, issue 19); 404 past the last page."""
     if page < 1:
@@ -135,10 +136,8 @@ def category_products(request, slug: str, page: int = page_param(),
         node = Category.objects.get_by_slug(slug)
     except Category.DoesNotExist:
         return error(request, 404, f"No category with slug {slug!r}.")
-    descendants = Category.objects.descendants(node)
     per_page = settings.CATALOG_PAGE_SIZE
-    listing = Product.objects.listing([node.pk, *(d.pk for d in descendants)], sort=sort,
-                                      page=page, per_page=per_page)
+    listing = Product.objects.listing([node.pk], sort=sort, page=page, per_page=per_page)
     paginator = Paginator(listing, per_page)
     try:
         products = paginator.page(page)

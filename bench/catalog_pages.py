@@ -1,23 +1,27 @@
-"""Benchmark: requests per second of the category and product pages.
+"""Benchmark: what each storefront page costs, warm (from the catalog cache) and cold
+(the first request after a catalog edit).
 
 Runs the pages through Django's test client (no HTTP server) against the
 database the settings choose (the local server by default, ``MONGODB_URI``
 otherwise; in a database named ``shop_bench``), with two catalogs:
 
 * Chinook: the demo catalog (Rock: 180 products, 24 shown);
-* generated: 100,000 products in a tree of 5,000 categories (10 top
-  categories, 90 below them, 4,900 leaves; products spread over the leaves).
+* generated: ``manage.py populatedb --products N`` (the README's tree of
+  5,000 categories: 10 top categories, 90 below them, 4,900 leaves; albums
+  with tracks and stock).
 
-Prints a table: page, catalog, products listed, requests/s, mean ms, round
-trips per request; then the search page on the generated catalog (each
-generated title has two words out of 2,000, so a word finds about 100
-products). Usage::
+For each page it prints: the products listed; warm requests/s and mean ms
+(the same request repeated for ``--seconds``); warm round trips and
+documents examined; cold ms (the catalog's version bumped before each
+request, so every catalog read misses the cache: the mean of ``--cold``
+requests), cold round trips and documents examined. Documents examined are
+the server's own figures: an ``explain`` (``executionStats``) of every read
+the request sent, summed. Usage::
 
-    DJANGO_SECRET_KEY=bench python bench/catalog_pages.py [--products 100000] [--seconds 5]
+    python bench/catalog_pages.py [--products 100000] [--seconds 5] [--cold 3] [--skip-generated]
 """
 
 import argparse
-import random
 import re
 import sys
 import time
@@ -26,22 +30,49 @@ import benchsetup  # noqa: E402  (sets up Django: run from the project as python
 
 benchsetup.production()
 
-from bson import ObjectId  # noqa: E402
 from django.core.management import call_command  # noqa: E402
+from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from catalog.keywords import document_keywords  # noqa: E402
-from catalog.models import Category, Pricing, Product  # noqa: E402
-from shop import mongo  # noqa: E402
+from catalog.models import CatalogVersion  # noqa: E402
 from shop.mongo.counter import count_operations  # noqa: E402
-from shop.mongo.documents import model_to_document  # noqa: E402
+
+_DRIVER_FIELDS = ("lsid", "$db", "$clusterTime", "$readPreference", "txnNumber",
+                  "autocommit", "startTransaction", "readConcern", "cursor")
 
 
-def measure(client, url, seconds):
-    """Request ``url`` repeatedly for ``seconds``: (requests/s, mean ms, round trips, listed)."""
+def documents_examined(ops):
+    """The documents the reads of ``ops`` examined (the server's explain, summed)."""
+    database, total = connections["default"].database, 0
+    for (_, operation), command in zip(ops.operations, ops.commands):
+        if operation not in ("find", "aggregate", "count") or command is None:
+            continue
+        query = {k: v for k, v in command.items() if k not in _DRIVER_FIELDS}
+        if operation == "aggregate":
+            query["cursor"] = {}
+        total += database.command("explain", query, verbosity="executionStats")[
+            "executionStats"]["totalDocsExamined"]
+    return total
+
+
+def one(client, url):
+    """One request: (response, round trips, documents examined, ms)."""
     with count_operations() as ops:
+        started = time.perf_counter()
         response = client.get(url)
+        ms = 1000 * (time.perf_counter() - started)
     assert response.status_code == 200, (url, response.status_code)
+    return response, ops.total, documents_examined(ops), ms
+
+
+def measure(client, url, seconds, cold_runs):
+    """``(listed, warm req/s, warm ms, warm trips, warm examined, cold ms, cold trips,
+    cold examined)`` of ``url``."""
+    cold = []
+    for _ in range(cold_runs):
+        CatalogVersion.objects.bump()
+        cold.append(one(client, url))
+    response, warm_trips, warm_examined, _ = one(client, url)
     found = re.search(rb'class="count">(\d+) product', response.content)
     listed = int(found.group(1)) if found else 1
     count, start = 0, time.perf_counter()
@@ -49,92 +80,55 @@ def measure(client, url, seconds):
         client.get(url)
         count += 1
     elapsed = time.perf_counter() - start
-    return count / elapsed, 1000 * elapsed / count, ops.total, listed
+    cold_ms = sum(c[3] for c in cold) / len(cold)
+    return (listed, count / elapsed, 1000 * elapsed / count, warm_trips, warm_examined,
+            cold_ms, cold[-1][1], cold[-1][2])
 
 
-# 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
-WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "ne", "fi", "da")
-                for b in ("ka", "do", "ri", "me", "lu", "po", "ta", "ve", "si", "no")
-                for c in ("do", "ru", "an", "el", "os", "ix", "um", "ar", "en", "op",
-                          "ra", "li", "ko", "pe", "mi", "tu", "za", "go", "he", "wy")})
-
-
-def generate(products, seed=7):
-    """Replace the catalog with 5,000 generated categories and ``products`` products."""
-    random.seed(seed)
-    Product.objects.delete_all()
-    Category.objects.delete_all()
-    categories = mongo.get_collection("categories")
-    documents, leaves = [], []
-
-    def add(name, parent):
-        ancestors = [*parent["ancestors"], {"_id": parent["_id"], "slug": parent["slug"],
-                                            "name": parent["name"]}] if parent else []
-        document = {"_id": ObjectId(), "name": name, "slug": name.lower().replace(" ", "-"),
-                    "parent_id": parent["_id"] if parent else None, "ancestors": ancestors,
-                    "taxonomy_id": None, "position": len(documents)}
-        documents.append(document)
-        return document
-
-    middles = []
-    for t in range(10):
-        top = add(f"Top {t}", None)
-        middles += [(f"{t}-{m}", add(f"Mid {t}-{m}", top)) for m in range(9)]
-    leaf = 0
-    while len(documents) < 5000:  # 4,900 leaves, dealt to the middle categories in turn
-        label, middle = middles[leaf % len(middles)]
-        leaves.append(add(f"Leaf {label}-{leaf // len(middles)}", middle))
-        leaf += 1
-    categories.insert_many(documents)
-    batch = []
-    for n in range(products):
-        list_cents = random.randrange(199, 4999)
-        title = f"{random.choice(WORDS).title()} {random.choice(WORDS)} {n}"
-        document = model_to_document(Product(
-            sku=f"GEN-{n:06d}", type=Product.AUDIO_ALBUM, title=title, title_lower=title.casefold(),
-            categories=[random.choice(leaves)["_id"]],
-            pricing=Pricing.from_prices(list_cents, list_cents * 9 // 10),
-        ))
-        document["keywords"] = document_keywords(document)
-        batch.append(document)
-        if len(batch) == 5000:
-            mongo.get_collection("products").insert_many(batch)
-            batch = []
-    if batch:
-        mongo.get_collection("products").insert_many(batch)
-    return len(documents)
+def run(rows, catalog, pages, args):
+    client = Client()
+    for label, url in pages:
+        rows.append((label, catalog, *measure(client, url, args.seconds, args.cold)))
+        print(f"  measured {label}", file=sys.stderr)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--products", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--cold", type=int, default=3, help="cold requests per page (mean)")
+    parser.add_argument("--skip-generated", action="store_true")
+    parser.add_argument("--skip-chinook", action="store_true")
     args = parser.parse_args()
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)
-    call_command("load_catalog", "--reset", verbosity=0)
-    client = Client()
-    rows = [
-        ("category /c/rock/", "Chinook", *measure(client, "/c/rock/", args.seconds)),
-        ("category /c/heavy-metal/", "Chinook", *measure(client, "/c/heavy-metal/", args.seconds)),
-        ("product /p/CHK-0001/", "Chinook", *measure(client, "/p/CHK-0001/", args.seconds)),
-    ]
-    started = time.perf_counter()
-    count = generate(args.products)
-    print(f"generated {count} categories and {args.products} products "
-          f"in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    rows += [
-        ("category /c/top-0/", "generated", *measure(client, "/c/top-0/", args.seconds)),
-        ("category /c/leaf-0-0-0/", "generated", *measure(client, "/c/leaf-0-0-0/", args.seconds)),
-        ("product /p/GEN-000001/", "generated", *measure(client, "/p/GEN-000001/", args.seconds)),
-        ("search /search/?q=bakado", "generated", *measure(client, "/search/?q=bakado", args.seconds)),
-        ("search ?q=bakado+kekaru", "generated",
-         *measure(client, "/search/?q=bakado+kekaru", args.seconds)),
-    ]
-    print(f"{'page':28} {'catalog':10} {'listed':>7} {'req/s':>8} {'mean ms':>8} {'round trips':>11}")
-    for page, catalog, rps, ms, trips, listed in rows:
-        print(f"{page:28} {catalog:10} {listed:>7} {rps:>8.1f} {ms:>8.1f} {trips:>11}")
+    rows = []
+    if not args.skip_chinook:
+        call_command("load_catalog", "--reset", verbosity=0)
+        run(rows, "Chinook", [("category /c/rock/", "/c/rock/"),
+                              ("category /c/heavy-metal/", "/c/heavy-metal/"),
+                              ("product /p/CHK-0001/", "/p/CHK-0001/"),
+                              ("home /", "/")], args)
+    if not args.skip_generated:
+        started = time.perf_counter()
+        call_command("populatedb", "--reset", "--products", str(args.products), verbosity=0)
+        print(f"populatedb --products {args.products}: {time.perf_counter() - started:.0f} s",
+              file=sys.stderr)
+        run(rows, "generated", [
+            ("category /c/top-0/", "/c/top-0/"),
+            ("category /c/top-0/?page=5", "/c/top-0/?page=5&sort=price"),
+            ("category /c/leaf-0-0-0/", "/c/leaf-0-0-0/"),
+            ("product /p/GEN-000001/", "/p/GEN-000001/"),
+            ("search ?q=bakado", "/search/?q=bakado"),
+            ("deals /deals/?min=25", "/deals/?min=25"),
+            ("home /", "/"),
+        ], args)
+    print(f"{'page':28} {'catalog':9} {'listed':>7} {'warm r/s':>9} {'warm ms':>8} {'trips':>5} "
+          f"{'docs':>5} {'cold ms':>8} {'trips':>5} {'docs':>7}")
+    for page, catalog, listed, rps, ms, trips, docs, cold_ms, cold_trips, cold_docs in rows:
+        print(f"{page:28} {catalog:9} {listed:>7} {rps:>9.1f} {ms:>8.1f} {trips:>5} {docs:>5} "
+              f"{cold_ms:>8.0f} {cold_trips:>5} {cold_docs:>7}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pymongo import UpdateOne
 
 from .keywords import KEYWORD_SOURCES, document_keywords
 from .search import lower_title
+from .tree import listed_in
 
 
 def _write(collection, updates):
@@ -37,6 +38,22 @@ def fill_keywords(using="default"):
         words = document_keywords(document)
         if document.get("keywords") != words:
             updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"keywords": words}}))
+    return _write(collection, updates)
+
+
+def fill_listed_in(using="default"):
+    """Set ``listed_in`` (its categories and their ancestors) on every product whose stored
+    value differs (migration ``0008``): one read of the categories' ancestors, one of the
+    products, one ``bulk_write``."""
+    connection = connections[using]
+    ancestors = {d["_id"]: [a["_id"] for a in d.get("ancestors", [])]
+                 for d in connection.get_collection("categories").find({}, {"ancestors._id": 1})}
+    collection = connection.get_collection("products")
+    updates = []
+    for document in collection.find({}, {"categories": 1, "listed_in": 1}):
+        value = listed_in(document.get("categories") or [], ancestors)
+        if document.get("listed_in") != value:
+            updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"listed_in": value}}))
     return _write(collection, updates)
 
 

@@ -16,6 +16,12 @@ _CATEGORY_INDEXES = [
 ]
 _PRODUCT_INDEXES = [
     ([("categories", ASCENDING)], {"name": "categories"}),
+    # A category page: the products listed in a category or below it (one equality on
+    # ``listed_in``), newest first (issue 20).
+    (
+        [("listed_in", ASCENDING), ("details.issue_date", DESCENDING), ("_id", ASCENDING)],
+        {"name": "listed_in_issue_date"},
+    ),
     (
         [("type", ASCENDING), ("details.genre", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_genre_issue_date"},

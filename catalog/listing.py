@@ -1,11 +1,12 @@
-"""The product listing: its sort orders, the fields a product card shows, the stock
-joined into the same read, the filter of a category page, and the queries as sequences
-for Django's Paginator.
+"""The product listing: its sort orders, the fields a product card shows, the filter of a
+category page, and the queries as sequences for Django's Paginator.
 
 ``ProductQuery`` serves the seed 001 queries that an index sorts (count and
 page: 2 round trips); ``ProductListing`` serves category pages and search
 (count and page in one aggregation). ``len()`` is the count, a slice is one
-page, read with the page's availability (``AVAILABILITY_STAGES``).
+page. The manager caches both by the catalog's version
+(``catalog/pagecache.py``) and reads the page's stock on every request
+(``ProductManager.with_availability``): stock is never cached.
 
 Used by ``ProductManager`` (``catalog/managers/products.py``), search
 (``catalog/search.py``) and the storefront views (the ``?sort=`` choices).
@@ -32,24 +33,21 @@ CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 
 #: The same as model fields (``ProductManager.card_from_document``).
 CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image"}
 
-# Availability joined into the same read (issue 12): the SKU's inventory
-# document (its ``_id`` is the SKU) by a plain localField/foreignField
-# $lookup, reduced to its ``qty`` as ``available`` (missing: no stock record).
-# Not ``"$stock.qty"`` (a path through an array of subdocuments, which
-# SecantusDB evaluates to missing) but a $map; not a $lookup with ``let``.
-AVAILABILITY_STAGES = [
-    {"$lookup": {"from": "inventory", "localField": "sku", "foreignField": "_id", "as": "stock"}},
-    {"$addFields": {"available": {"$arrayElemAt": [
-        {"$map": {"input": "$stock", "in": "$$this.qty"}}, 0]}}},
-    {"$project": {"stock": 0}},
-]
-
 
 def category_match(category_ids, min_cents=None, max_cents=None):
-    """The filter of a category page: products listed in any of ``category_ids`` with a
-    retail price within ``[min_cents, max_cents]`` (integer cents; either bound None: no
-    bound). Returns a MongoDB filter (a dict)."""
-    match = {"categories": {"$in": list(category_ids)}}
+    """The filter of a category page: products listed in any of ``category_ids`` or below
+    them, with a retail price within ``[min_cents, max_cents]`` (integer cents; either bound
+    None: no bound). Returns a MongoDB filter (a dict).
+
+    A product's ``listed_in`` holds its categories and all their ancestors,
+    so one category's whole subtree is one equality, served by the
+    ``listed_in_issue_date`` index. (An ``$in`` over the subtree's ids, as
+    before, costs SecantusDB 0.7.0b3 far more per id than per product: 1.2 s
+    for 56 categories and 560 products, against one equality's cost per
+    product.)
+    """
+    category_ids = list(category_ids)
+    match = {"listed_in": category_ids[0] if len(category_ids) == 1 else {"$in": category_ids}}
     bounds = {}
     if min_cents is not None:
         bounds["$gte"] = int(min_cents)
@@ -72,9 +70,9 @@ class ProductQuery:
     """A filter and a sort over products, as a sequence for Django's Paginator.
 
     ``count()`` is one ``count_documents`` and each page one aggregation
-    (match, sort, skip, limit, then the page's availability joined by
-    ``AVAILABILITY_STAGES``), both on the read preference's members: a page
-    of results costs 2 round trips (1 when there is nothing to show). A
+    (match, sort, skip, limit), both on the read preference's members and
+    cached by the catalog's version; the page's stock is one more read, on
+    every request. A
     ``match`` of None is a query that matches nothing (no round trip).
     Products come with the card fields and ``available``.
     """
@@ -118,14 +116,14 @@ class ProductQuery:
 
     def _read_page(self, start, stop):
         """The products of ``[start:stop]`` (``stop`` None: to the end) with their
-        availability: one aggregation."""
+        availability: one aggregation (cached) and one read of their stock."""
         pipeline = [{"$match": self.match}]
         if self.sort:
             pipeline.append({"$sort": dict(self.sort)})
         pipeline.append({"$skip": start})
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
-        pipeline += [{"$project": self.projection}, *AVAILABILITY_STAGES]
+        pipeline.append({"$project": self.projection})
         return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection})
 
     def explain(self):
@@ -162,10 +160,10 @@ class ProductListing(ProductQuery):
         window = [{"$sort": dict(self.sort)}, {"$skip": start}]
         if stop is not None:
             window.append({"$limit": max(stop - start, 1)})
-        # Only the page's products are cut to what a card shows and look up their
-        # stock. (Projecting every match before the $facet cost SecantusDB twice the
-        # time of the whole listing read: 40 ms against 22 for the Rock page.)
-        window += [{"$project": self.projection}, *AVAILABILITY_STAGES]
+        # Only the page's products are cut to what a card shows. (Projecting every
+        # match before the $facet cost SecantusDB twice the time of the whole
+        # listing read: 40 ms against 22 for the Rock page.)
+        window.append({"$project": self.projection})
         matches = self.match if isinstance(self.match, list) else [self.match]
         pipeline = [
             *({"$match": match} for match in matches),

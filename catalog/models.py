@@ -20,7 +20,7 @@ from imagekit.models import ImageSpecField
 
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import CategoryManager, ProductManager
+from .managers import CatalogVersionManager, CategoryManager, ProductManager
 from .search import lower_title
 
 
@@ -190,6 +190,10 @@ class Product(models.Model):
     keywords = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False)
     description = models.TextField(blank=True, default="")
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
+    # The ids of ``categories`` and of all their ancestors, so that the products of a
+    # category and its whole subtree are one equality, ``{listed_in: id}`` (issue 20);
+    # kept by save(), Product.objects.sync and Category.objects.move.
+    listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
     details = PolymorphicEmbeddedModelField(
@@ -221,16 +225,39 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save, keeping ``title_lower`` (the lower-cased title) and ``keywords`` (the
-        search words of its title, description and details) in step with the product."""
+        """Save, keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
+        words of its title, description and details) and ``listed_in`` (its categories and
+        their ancestors: one read of the categories) in step with the product."""
         from shop.mongo.documents import model_to_document
 
         self.title_lower = lower_title(self.title)
+        self.listed_in = Category.objects.listed_in(self.categories)
         self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords"}
+            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in"}
         super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])
+
+
+class CatalogVersion(models.Model):
+    """The catalog's version: one document, ``{name: "catalog", token}``, whose ``token``
+    every write to categories or products changes (``CatalogVersion.objects.bump``).
+
+    The storefront's cache keys carry it (``catalog/pagecache.py``), so a
+    staff edit shows on the next request of every process. Read and written
+    only through ``CatalogVersion.objects``.
+    """
+
+    name = models.CharField(max_length=40, unique=True)
+    token = models.CharField(max_length=64)
+
+    objects = CatalogVersionManager()
+
+    class Meta:
+        db_table = "catalog_versions"
+
+    def __str__(self):
+        return f"{self.name} {self.token}"

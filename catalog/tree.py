@@ -65,6 +65,17 @@ def in_tree_order(categories):
     return ordered
 
 
+def listed_in(category_ids, ancestor_ids):
+    """The ids a product listed in ``category_ids`` carries in ``listed_in``: each category and
+    every ancestor of it, once, in first-seen order. ``ancestor_ids``: ``{category id: [its
+    ancestors' ids]}`` (a category missing from it counts as itself alone). No database."""
+    seen = {}
+    for category_id in category_ids:
+        for node in (*ancestor_ids.get(category_id, ()), category_id):
+            seen.setdefault(node, None)
+    return list(seen)
+
+
 def crumb(document):
     """The ``{_id, slug, name}`` a category document leaves in its descendants' ancestors."""
     return {"_id": document["_id"], "slug": document["slug"], "name": document["name"]}

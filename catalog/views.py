@@ -45,7 +45,7 @@ def category(request, slug):
     price_form = PriceRangeForm(request.GET)
     min_cents, max_cents = price_form.cents() if price_form.is_valid() else (None, None)
     listing = Product.objects.listing(
-        [node.pk, *(d.pk for d in descendants)], sort=sort, page=number, per_page=per_page,
+        [node.pk], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents,
     )
     page = paginate(listing, number, per_page)

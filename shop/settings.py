@@ -16,6 +16,8 @@ SHOP_PROXY_COUNT      reverse proxies in front of gunicorn appending to X-Forwar
                       (default 1, 0 with DJANGO_DEBUG): the login rate limit's client address
 SHOP_SESSION_ENDED_GRACE  seconds an ended session stays marked as ended (default 60;
                       docs/sessions.md)
+CACHE_URL             the storefront's catalog cache (default: each process's memory)
+CATALOG_CACHE_SECONDS lifetime of a cached catalog read (default 3600)
 DJANGO_SECURE_*, DJANGO_CSRF_TRUSTED_ORIGINS  HTTPS settings: see "Production
                       serving and security" below
 """
@@ -79,6 +81,8 @@ MIDDLEWARE = [
     # (nothing changed), and a key the request brought is never sent back (shop/sessions.py).
     "shop.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Reads the catalog's version at most once per request (catalog/pagecache.py).
+    "catalog.pagecache.CatalogVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -165,6 +169,17 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
 # Products shown on a category page (and a page of /api/v1/categories/<slug>/products).
 CATALOG_PAGE_SIZE = 24
+# The storefront's cache of catalog reads (issue 20, catalog/pagecache.py, docs/performance.md):
+# one URL (django-environ's cache_url). Default: each process's own memory, which the
+# catalog's version keeps right across processes; CACHE_URL=pymemcache://host:11211 or
+# redis://host:6379/0 shares one cache between every worker.
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://shop-catalog")}
+if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20_000)
+CATALOG_CACHE = "default"
+# How long a cached catalog read lives, in seconds (a catalog write makes it unreachable
+# at once: this only bounds how long entries of old versions take space).
+CATALOG_CACHE_SECONDS = env.int("CATALOG_CACHE_SECONDS", default=3600)
 # The currency of every price, which the catalog keeps in integer cents.
 SHOP_CURRENCY = "USD"
 # The JSON API (/api/v1/): how long a client or proxy may reuse an answer, in seconds.

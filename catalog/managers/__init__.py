@@ -1,6 +1,8 @@
-"""The catalog's managers: ``Category.objects`` and ``Product.objects`` (raw pymongo)."""
+"""The catalog's managers: ``Category.objects``, ``Product.objects`` (raw pymongo) and
+``CatalogVersion.objects`` (the version every catalog write changes)."""
 
 from .categories import CategoryManager
 from .products import ProductManager
+from .versions import CatalogVersionManager
 
-__all__ = ["CategoryManager", "ProductManager"]
+__all__ = ["CatalogVersionManager", "CategoryManager", "ProductManager"]

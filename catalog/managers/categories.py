@@ -7,6 +7,11 @@ renaming, moving and deleting (which keep every ``ancestors`` array and
 ``position`` right) are ``CategoryWritesMixin``'s
 (``catalog/managers/category_writes.py``). See ``docs/operations.md``
 (seed 000).
+
+The storefront's reads (a category by slug, its subtree, the top
+categories, a product's categories, the tree for the home page) go through
+the catalog cache (``catalog/pagecache.py``), keyed by the catalog's
+version: the round trips each docstring counts are those of a cold cache.
 """
 
 from django.db import models
@@ -14,8 +19,9 @@ from django.db import models
 from shop.mongo.collections import MongoCollectionMixin
 
 from ..breadcrumbs import crumb_trail
+from ..pagecache import cached
 from .subdocuments import SubdocumentMixin
-from ..tree import TreeNode, in_tree_order, sibling_key
+from ..tree import TreeNode, in_tree_order, listed_in, sibling_key
 from .category_writes import CategoryWritesMixin
 
 # Fields a category page needs of the categories below the one shown.
@@ -35,7 +41,8 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         ``category.ancestors`` are its breadcrumbs, root first. Raises
         ``Category.DoesNotExist`` for an unknown slug.
         """
-        document = self.read_collection.find_one({"slug": str(slug)})
+        slug = str(slug)
+        document = cached("category", slug, lambda: self.read_collection.find_one({"slug": slug}))
         if document is None:
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         return self.from_document(document)
@@ -69,8 +76,9 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
 
     def top_level(self):
         """The categories without a parent, in sibling order (``position``)."""
-        cursor = self.read_collection.find({"parent_id": None}, _TREE_FIELDS)
-        return sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in cursor), key=sibling_key)
+        documents = cached("top_level", None, lambda: list(
+            self.read_collection.find({"parent_id": None}, _TREE_FIELDS)))
+        return sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in documents), key=sibling_key)
 
     def children(self, category):
         """The direct subcategories of ``category``, in sibling order (``position``)."""
@@ -93,8 +101,9 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         ``parent_id``): as one ``$or`` query MongoDB serves it from both
         indexes, but SecantusDB 0.7.0b3 scans the collection for any ``$or``.
         """
-        cursor = self.read_collection.find({"ancestors._id": category.pk}, _TREE_FIELDS)
-        descendants = [self.from_document(document, _TREE_FIELD_NAMES) for document in cursor]
+        documents = cached("subtree", category.pk, lambda: list(
+            self.read_collection.find({"ancestors._id": category.pk}, _TREE_FIELDS)))
+        descendants = [self.from_document(document, _TREE_FIELD_NAMES) for document in documents]
         return in_tree_order(descendants), self.top_level()
 
     def with_top_level(self, ids):
@@ -106,14 +115,31 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         not one ``$or``: see ``subtree_and_top_level``.
         """
         ids = list(ids)
-        by_id = {d["_id"]: self.from_document(d)
-                 for d in self.read_collection.find({"_id": {"$in": ids}})} if ids else {}
+        documents = cached("categories", tuple(ids), lambda: list(
+            self.read_collection.find({"_id": {"$in": ids}}))) if ids else []
+        by_id = {d["_id"]: self.from_document(d) for d in documents}
         return [by_id[i] for i in ids if i in by_id], self.top_level()
+
+    def ancestor_ids(self, ids):
+        """``{category id: [its ancestors' ids, root first]}`` for the categories among ``ids``:
+        one read from the primary (a write depends on it), none for no ids."""
+        ids = list(set(ids))
+        if not ids:
+            return {}
+        cursor = self.collection.find({"_id": {"$in": ids}}, {"ancestors._id": 1})
+        return {d["_id"]: [a["_id"] for a in d.get("ancestors", [])] for d in cursor}
+
+    def listed_in(self, ids):
+        """What a product listed in the categories ``ids`` stores as ``listed_in``: those
+        categories and all their ancestors (``tree.listed_in``). One read; none for no ids."""
+        ids = list(ids)
+        return listed_in(ids, self.ancestor_ids(ids))
 
     def tree(self, max_depth=None):
         """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order. One read."""
         query = {} if max_depth is None else {f"ancestors.{max_depth}": {"$exists": False}}
-        return in_tree_order([self.from_document(d) for d in self.collection.find(query)])
+        documents = cached("tree", max_depth, lambda: list(self.collection.find(query)))
+        return in_tree_order([self.from_document(d) for d in documents])
 
     def tree_nodes(self):
         """Every category as a light ``TreeNode`` (no model instance), in tree order. One read.

@@ -1,5 +1,10 @@
 """Seed 000's changes to the category tree, as raw pymongo: add, rename, move, delete.
 
+Each change ends with one more write, ``bump_catalog_version()``: the
+storefront's cached reads of the catalog are keyed by that version
+(``catalog/pagecache.py``), so every process sees the change on its next
+request. The round trips each docstring counts leave that write out.
+
 Every write keeps each category's ``ancestors`` (root first, parent last,
 as ``{_id, slug, name}``) and its ``position`` among its siblings right.
 Mixed into ``CategoryManager`` (``catalog/managers/categories.py``), which
@@ -15,6 +20,7 @@ from pymongo.errors import DuplicateKeyError
 from ..exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from ..ids import as_object_id
 from ..slugs import free_slugs, slug_for
+from .versions import bump_catalog_version
 from ..tree import MOVE_AFTER, MOVE_INSIDE, MOVE_PLACES, ancestors_under, crumb, refuse_cycle
 
 #: Inserts ``create_category`` tries before giving up (``SlugTaken``).
@@ -107,6 +113,7 @@ class CategoryWritesMixin:
                 if attempt >= MAX_SLUG_ATTEMPTS:
                     raise SlugTaken(f"Could not find a free slug for {name!r}.") from None
                 continue
+            bump_catalog_version()
             return self.from_document(document)
 
     def create_many(self, nodes):
@@ -155,7 +162,10 @@ class CategoryWritesMixin:
                         "taxonomy_id": node.get("taxonomy_id"), "position": position}
             known[node["_id"]] = document
             documents.append(document)
-        self.collection.insert_many(documents, ordered=True)
+        try:
+            self.collection.insert_many(documents, ordered=True)
+        finally:
+            bump_catalog_version()
         return [self.from_document(d) for d in documents]
 
     def rename(self, category, name, slug=None):
@@ -177,10 +187,13 @@ class CategoryWritesMixin:
             self.collection.update_one({"_id": category.pk}, {"$set": changes})
         except DuplicateKeyError:
             raise SlugTaken(f"The slug {changes['slug']!r} is taken by another category.") from None
-        self.collection.update_many(
-            {"ancestors._id": category.pk},
-            {"$set": {f"ancestors.$.{field}": value for field, value in changes.items()}},
-        )
+        try:
+            self.collection.update_many(
+                {"ancestors._id": category.pk},
+                {"$set": {f"ancestors.$.{field}": value for field, value in changes.items()}},
+            )
+        finally:
+            bump_catalog_version()
         for field, value in changes.items():
             setattr(category, field, value)
         return category
@@ -197,7 +210,9 @@ class CategoryWritesMixin:
         ``ancestors._id`` index) together with the new siblings, and rewrites
         the ancestors of the category and every descendant and the positions
         of the new siblings in one ``bulk_write``: 4 round trips whatever the
-        size of the subtree. A move before or after the category itself
+        size of the subtree; then the products listed below it get their new
+        ``listed_in`` (``Product.objects.relist_under``: one read, and when
+        there are any, one read of their categories and one ``bulk_write``). A move before or after the category itself
         changes nothing. Returns the moved Category. Raises
         ``Category.DoesNotExist`` for an unknown category or target,
         ``CatalogError`` for an unknown ``where``.
@@ -255,7 +270,13 @@ class CategoryWritesMixin:
             {"_id": node["_id"]},
             {"$set": {"parent_id": parent_id, "ancestors": new_ancestors, "position": place}},
         ))
-        self.collection.bulk_write(updates, ordered=False)
+        try:
+            self.collection.bulk_write(updates, ordered=False)
+            from ..models import Product
+
+            Product.objects.relist_under(node["_id"])
+        finally:
+            bump_catalog_version()
         category.parent_id = parent_id
         category.position = place
         category.ancestors = self.from_document({"ancestors": new_ancestors}).ancestors
@@ -266,10 +287,14 @@ class CategoryWritesMixin:
         subcategories or products listed in it."""
         self.check_deletable(category)
         self.collection.delete_one({"_id": category.pk})
+        bump_catalog_version()
 
     def delete_all(self):
         """Delete every category; returns how many. (``load_catalog --reset``.)"""
-        return self.collection.delete_many({}).deleted_count
+        try:
+            return self.collection.delete_many({}).deleted_count
+        finally:
+            bump_catalog_version()
 
     # -- checks before a change (the admin's forms) --------------------
 

@@ -35,7 +35,9 @@ class OperationCount:
     """The round trips seen while a ``count_operations()`` block was open.
 
     ``operations`` is a list of ``(collection, operation)`` pairs in order;
-    ``total``, ``writes`` and ``reads`` are their counts.
+    ``total``, ``writes`` and ``reads`` are their counts. ``commands`` holds
+    the command documents sent, in the same order (for an ``explain`` of each:
+    ``tests/support/examined.py``).
     """
 
     def __init__(self):
@@ -46,6 +48,7 @@ class OperationCount:
     def write_statements(self):
         """The single-document writes sent: a ``bulk_write`` of 300 updates counts 300."""
         return sum(n for (_, op), n in zip(self.operations, self.statements) if op in WRITE_OPERATIONS)
+        self.commands = []
 
     @property
     def total(self):
@@ -79,15 +82,16 @@ def count_operations():
             _active.remove(count)
 
 
-def record(collection, operation, statements=1):
+def record(collection, operation, statements=1, command=None):
     """Record one round trip (``collection`` name, ``operation`` name, carrying ``statements``
-    writes) in every open count."""
+    writes, and the command document sent, or None) in every open count."""
     if not _active:
         return
     with _lock:
         for count in _active:
             count.operations.append((collection, operation))
             count.statements.append(statements)
+            count.commands.append(command)
 
 
 class CommandCounter(monitoring.CommandListener):
@@ -99,7 +103,8 @@ class CommandCounter(monitoring.CommandListener):
             return
         target = event.command.get(name)
         batch = next((event.command[key] for key in ("updates", "documents", "deletes") if key in event.command), None)
-        record(target if isinstance(target, str) else "$cmd", name, len(batch) if isinstance(batch, list) else 1)
+        record(target if isinstance(target, str) else "$cmd", name, len(batch) if isinstance(batch, list) else 1,
+               dict(event.command) if _active else None)
 
     def succeeded(self, event):
         pass

@@ -47,8 +47,9 @@ def test_create_reads_only_the_parent(make_tree):
     made = chain(make_tree, 5)
     with count_operations() as ops:
         Category.objects.create_category("Leaf", parent=made["Level 5"])
-    # The parent, the slugs already taken, the insert.
-    assert ops.total == 3 and ops.writes == 1
+    # The parent, the slugs already taken, the insert; then the catalog version's bump.
+    assert ops.total == 4 and ops.writes == 2
+    assert ops.operations[-1] == ("catalog_versions", "update")
 
 
 def test_slugs_come_from_names_and_collisions_get_a_number(make_tree):
@@ -139,7 +140,8 @@ def test_rename_costs_two_writes_whatever_the_subtree(make_tree, depth):
     made = chain(make_tree, depth)
     with count_operations() as ops:
         Category.objects.rename(made["Level 1"], "Top")
-    assert (ops.total, ops.writes) == (2, 2)
+    assert (ops.total, ops.writes) == (3, 3)  # and the catalog version's bump
+    assert ops.operations[-1] == ("catalog_versions", "update")
 
 
 def test_rename_with_a_new_slug_updates_the_descendants_links(make_tree):
@@ -189,9 +191,11 @@ def test_move_writes_once_whatever_the_subtree(make_tree):
     made = make_tree({"Music": {"Rock": {"A": {"B": {"C": {}}}, "D": {}}}, "Video": {}})
     with count_operations() as ops:
         Category.objects.move(made["Rock"], made["Video"])
-    assert ops.writes == 1
-    # The node, the new parent, the subtree: each read once.
-    assert ops.reads == 3
+    assert ops.writes == 2  # the bulk write, then the catalog version's bump
+    assert ops.operations[-1] == ("catalog_versions", "update")
+    # The node, the new parent, the subtree: each read once; the products listed below it
+    # (none here: nothing more to rewrite).
+    assert ops.reads == 4
 
 
 @pytest.mark.parametrize("target", ["Rock", "Metal", "Doom"])
@@ -230,8 +234,9 @@ def test_move_before_or_after_a_sibling_renumbers_the_siblings(make_tree, where,
     made = make_tree({"Music": {"Rock": {}, "Jazz": {}, "Soul": {}}, "Video": {"Blues": {"Delta": {}}}})
     with count_operations() as ops:
         Category.objects.move(made["Blues"], made["Jazz"], where)
-    # As a move inside: the node, the target, the subtree with the new siblings, one write.
-    assert (ops.reads, ops.writes) == (3, 1)
+    # As a move inside: the node, the target, the subtree with the new siblings, the
+    # products below it (none), one write; then the catalog version's bump.
+    assert (ops.reads, ops.writes) == (4, 2)
     assert names_under(made["Music"]) == expected
     assert sorted(positions_under(made["Music"].pk).values()) == [0, 1, 2, 3]
     assert crumb_names("delta") == ["Music", "Blues", "Delta"]

@@ -58,7 +58,9 @@ def test_storefront_reads_use_the_read_preference(spy, make_tree):
     Product.objects.newest()
     Category.objects.get_by_slug("rock")
     Category.objects.breadcrumbs("rock")
-    assert spy == [ReadPreference.SECONDARY_PREFERRED] * 6
+    # newest() reads one window of issue dates or more (ProductManager.newest): each read,
+    # however many, asks for the read preference.
+    assert len(spy) >= 6 and all(asked == ReadPreference.SECONDARY_PREFERRED for asked in spy)
 
 
 def test_the_category_page_reads_with_the_read_preference(client, spy, make_tree):

@@ -1,0 +1,245 @@
+"""The storefront's catalog cache (``catalog/pagecache.py``): staff edits show on the next
+request of another process, availability is never cached, and a warm page costs the same
+round trips and documents examined whatever the size of the category.
+
+"Another process" is a second cache: Django's local-memory cache under another
+``LOCATION`` is a separate store, as a second worker's memory is (and one test runs
+the edit in a real second process). A fix that cleared the writer's own cache
+only would fail these tests: the reader's cache is never cleared.
+"""
+
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.db import connections
+from django.test import Client, override_settings
+
+from catalog.models import CatalogVersion, Category, Product
+from inventory.models import Inventory
+from shop.mongo.counter import count_operations
+from tests.support.admin import album_data
+from tests.support.examined import documents_examined
+from tests.support.products import make_product
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+
+
+def _cache(location):
+    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                        "LOCATION": location}}
+
+
+@contextmanager
+def other_process():
+    """Run the block with another process's cache (a separate local-memory store)."""
+    with override_settings(CACHES=_cache("another-process")):
+        yield
+
+
+@pytest.fixture
+def shop(make_tree):
+    """Music > Rock > Metal, Video; two albums in Metal, with stock."""
+    tree = make_tree({"Music": {"Rock": {"Metal": {}}}, "Video": {}})
+    albums = [make_product("Alpha Album", genre=["Metal"], year=2001, list_cents=2000,
+                           retail_cents=1500, categories=[tree["Metal"].pk], sku="SKU-A"),
+              make_product("Beta Album", genre=["Metal"], year=2002, list_cents=2000,
+                           categories=[tree["Metal"].pk], sku="SKU-B")]
+    Inventory.objects.ensure_stock(["SKU-A", "SKU-B"], 10)
+    with override_settings(CACHES=_cache("the-reader")):
+        yield {**tree, "albums": albums}
+
+
+PAGES = ["/", "/c/music/", "/c/metal/", "/p/SKU-A/", "/search/?q=alpha", "/deals/",
+         "/genre/Metal/", "/artist/Artist/"]
+
+
+def warm(client, pages=PAGES):
+    """Request each page twice: the second answer comes from the reader's cache."""
+    for url in pages:
+        for _ in range(2):
+            assert client.get(url).status_code == 200, url
+
+
+def crumbs(response):
+    return [c["name"] for c in response.context["crumbs"]]
+
+
+def test_a_price_and_a_title_changed_in_the_admin_show_on_the_next_request(shop, admin_client):
+    reader = Client()
+    warm(reader)
+    data = album_data(sku="SKU-A", title="Omega Album", list_price="20.00", retail_price="7.00",
+                      categories=[str(shop["Metal"].pk)],
+                      **{"album-artist": "Artist", "album-genre": "Metal",
+                         "album-issue_date": "2001-01-01 00:00"})
+    with other_process():
+        response = admin_client.post(f"/admin/catalog/product/{shop['albums'][0].pk}/change/", data)
+    assert response.status_code == 302
+    for url in ["/", "/c/music/", "/c/metal/", "/p/SKU-A/", "/deals/", "/genre/Metal/",
+                "/artist/Artist/"]:
+        html = reader.get(url).content.decode()
+        assert "Omega Album" in html and "Alpha Album" not in html, url
+        assert "$7.00" in html and "$15.00" not in html, url
+    assert "Omega Album" in reader.get("/search/?q=omega").content.decode()
+    assert reader.get("/search/?q=alpha").context["page"].paginator.count == 0
+
+
+def test_a_product_added_in_the_admin_shows_on_the_next_request(shop, admin_client):
+    reader = Client()
+    warm(reader)
+    data = album_data(sku="SKU-NEW", title="Gamma Album", categories=[str(shop["Rock"].pk)],
+                      **{"album-artist": "Artist", "album-genre": "Metal"})
+    with other_process():
+        assert admin_client.post("/admin/catalog/product/add/", data).status_code == 302
+    music = reader.get("/c/music/")
+    assert music.context["page"].paginator.count == 3
+    assert "Gamma Album" in music.content.decode()
+    assert "Gamma Album" in reader.get("/").content.decode()  # the newest products
+    assert "Gamma Album" in reader.get("/genre/Metal/").content.decode()
+    assert reader.get("/p/SKU-NEW/").status_code == 200
+
+
+def test_a_product_deleted_in_the_admin_is_gone_on_the_next_request(shop, admin_client):
+    reader = Client()
+    warm(reader)
+    with other_process():
+        response = admin_client.post(f"/admin/catalog/product/{shop['albums'][1].pk}/delete/",
+                                     {"post": "yes"})
+    assert response.status_code == 302
+    assert "Beta Album" not in reader.get("/c/metal/").content.decode()
+    assert reader.get("/p/SKU-B/").status_code == 404
+
+
+def test_a_category_moved_in_the_admin_moves_listings_and_breadcrumbs(shop, admin_client):
+    reader = Client()
+    warm(reader)
+    assert crumbs(reader.get("/p/SKU-A/")) == ["Music", "Rock", "Metal"]
+    with other_process():
+        response = admin_client.post("/admin/catalog/category/move/", {
+            "node": str(shop["Metal"].pk), "target": str(shop["Video"].pk), "where": "inside"})
+    assert response.status_code == 200
+    assert crumbs(reader.get("/c/metal/")) == ["Video", "Metal"]
+    assert crumbs(reader.get("/p/SKU-A/")) == ["Video", "Metal"]
+    assert reader.get("/c/music/").context["page"].paginator.count == 0
+    video = reader.get("/c/video/")
+    assert video.context["page"].paginator.count == 2
+    assert [c.name for c in video.context["subcategories"]] == ["Metal"]
+
+
+def test_a_category_renamed_in_the_admin_renames_the_navigation_and_breadcrumbs(shop, admin_client):
+    reader = Client()
+    warm(reader)
+    with other_process():
+        response = admin_client.post(f"/admin/catalog/category/{shop['Music'].pk}/change/",
+                                     {"name": "Sounds", "slug": "music", "parent": ""})
+    assert response.status_code == 302
+    home = reader.get("/")
+    assert "Sounds" in home.content.decode()
+    assert [c.name for c in home.context["top_categories"]] == ["Sounds", "Video"]
+    assert crumbs(reader.get("/c/metal/")) == ["Sounds", "Rock", "Metal"]
+    assert crumbs(reader.get("/p/SKU-A/")) == ["Sounds", "Rock", "Metal"]
+
+
+def test_edits_by_the_managers_in_another_process_show_on_the_next_request(shop):
+    """A real second process (``manage.py shell``) renames a category through
+    ``Category.objects`` and changes a price through the ORM."""
+    reader = Client()
+    warm(reader)
+    script = (
+        "from catalog.models import Category, Product, Pricing\n"
+        "Category.objects.rename(Category.objects.get_by_slug('rock'), 'Hard Rock')\n"
+        "p = Product.objects.get(sku='SKU-A')\n"
+        "p.pricing = Pricing.from_prices(2000, 444)\n"
+        "p.save()\n"
+    )
+    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": "shop.test_settings",
+               "MONGODB_NAME": connections["default"].settings_dict["NAME"]}
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=BASE_DIR,
+                            env=environ, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert crumbs(reader.get("/c/metal/")) == ["Music", "Hard Rock", "Metal"]
+    assert "$4.44" in reader.get("/c/metal/").content.decode()
+    assert "$4.44" in reader.get("/p/SKU-A/").content.decode()
+
+
+def test_availability_is_never_cached(shop):
+    reader = Client()
+    warm(reader)
+    version = CatalogVersion.objects.current()
+    Inventory.objects.set_stock("SKU-A", 0)
+    Inventory.objects.set_stock("SKU-B", 2)
+    assert CatalogVersion.objects.current() == version  # stock is not a catalog write
+    listing = reader.get("/c/metal/")
+    available = {p.sku: p.available for p in listing.context["page"].object_list}
+    assert available == {"SKU-A": 0, "SKU-B": 2}
+    html = listing.content.decode()
+    assert "Sold out" in html and "Only 2 left" in html
+    assert "Sold out" in reader.get("/p/SKU-A/").content.decode()
+    assert "Only 2 left" in reader.get("/search/?q=beta").content.decode()
+
+
+def test_every_catalog_write_bumps_the_version(shop):
+    seen = {CatalogVersion.objects.current()}
+
+    def changed():
+        token = CatalogVersion.objects.current()
+        assert token not in seen
+        seen.add(token)
+
+    jazz = Category.objects.create_category("Jazz", parent=shop["Music"])
+    changed()
+    Category.objects.rename(jazz, "Cool Jazz")
+    changed()
+    Category.objects.move(jazz, shop["Video"])
+    changed()
+    Category.objects.delete_category(jazz)
+    changed()
+    product = Product.objects.get(sku="SKU-A")
+    product.title = "Changed"
+    product.save()
+    changed()
+    Product.objects.sync([Product(sku="SKU-S", type=Product.AUDIO_ALBUM, title="Synced",
+                                  pricing=product.pricing)])
+    changed()
+    product.delete()
+    changed()
+
+
+# -- what a page costs -------------------------------------------------------------------
+
+WARM = [("catalog_versions", "find"), ("inventory", "find")]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_a_warm_page_costs_the_version_and_the_stock(shop, url):
+    reader = Client()
+    reader.get(url)
+    with count_operations() as ops:
+        response = reader.get(url)
+    assert response.status_code == 200
+    reads = [op for op in ops.operations if op != ("events", "insert")]  # the product view
+    assert reads == WARM, ops.operations
+
+
+def test_a_cold_page_reads_the_version_once(shop):
+    for url in PAGES:
+        with count_operations() as ops:
+            Client().get(f"{url}{'&' if '?' in url else '?'}page=1")
+        assert ops.operations.count(("catalog_versions", "find")) == 1, (url, ops.operations)
+
+
+@pytest.mark.parametrize("products", [30, 90])
+def test_a_warm_category_page_examines_the_page_not_the_category(shop, products):
+    for n in range(products):
+        make_product(f"Filler {n}", categories=[shop["Metal"].pk], sku=f"F-{n:03d}")
+    Inventory.objects.ensure_stock([f"F-{n:03d}" for n in range(products)], 5)
+    reader = Client()
+    reader.get("/c/music/")
+    with count_operations() as ops:
+        response = reader.get("/c/music/")
+    assert response.context["page"].paginator.count == products + 2
+    # the version document, and the stock of the 24 products shown: not the category's
+    assert documents_examined(ops) == {"catalog_versions": 1, "inventory": 24}

@@ -1,0 +1,71 @@
+"""``Product.listed_in``: a product's categories and all their ancestors, so that a category
+page's products are one equality (issue 20). Kept by the ORM's save, ``Product.objects.sync``
+and ``Category.objects.move``; filled in for stored products by migration 0008."""
+
+from django.test import Client
+
+from catalog.backfills import fill_listed_in
+from catalog.models import Category, Pricing, Product
+from shop import mongo
+from shop.mongo.counter import count_operations
+from tests.support.products import make_product
+
+
+def stored_listed_in(sku):
+    return mongo.get_collection("products").find_one({"sku": sku})["listed_in"]
+
+
+def test_save_lists_a_product_in_its_categories_and_their_ancestors(make_tree):
+    tree = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}})
+    make_product("Two homes", categories=[tree["Metal"].pk, tree["Jazz"].pk], sku="TWO")
+    assert stored_listed_in("TWO") == [tree["Music"].pk, tree["Rock"].pk, tree["Metal"].pk,
+                                       tree["Jazz"].pk]
+
+
+def test_sync_lists_products_like_save(make_tree):
+    tree = make_tree({"Music": {"Rock": {}}})
+    Product.objects.sync([Product(sku="S-1", type=Product.AUDIO_ALBUM, title="Synced",
+                                  categories=[tree["Rock"].pk],
+                                  pricing=Pricing.from_prices(1000, 900))])
+    assert stored_listed_in("S-1") == [tree["Music"].pk, tree["Rock"].pk]
+
+
+def test_a_move_relists_the_products_below_and_keeps_their_other_categories(make_tree):
+    tree = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}, "Video": {}})
+    make_product("Metal only", categories=[tree["Metal"].pk], sku="M")
+    make_product("Metal and Jazz", categories=[tree["Metal"].pk, tree["Jazz"].pk], sku="MJ")
+    make_product("Jazz only", categories=[tree["Jazz"].pk], sku="J")
+    with count_operations() as ops:
+        Category.objects.move(tree["Rock"], tree["Video"])
+    # 3 reads and the tree's write as before; the products' category lists, their
+    # categories' ancestors, one bulk write; the catalog version's bump.
+    assert (ops.reads, ops.writes) == (5, 3), ops.operations
+    video, music = tree["Video"].pk, tree["Music"].pk
+    rock, metal, jazz = tree["Rock"].pk, tree["Metal"].pk, tree["Jazz"].pk
+    assert stored_listed_in("M") == [video, rock, metal]
+    assert stored_listed_in("MJ") == [video, rock, metal, music, jazz]
+    assert stored_listed_in("J") == [music, jazz]
+    client = Client()
+    assert client.get("/c/video/").context["page"].paginator.count == 2
+    assert client.get("/c/music/").context["page"].paginator.count == 2  # MJ and J
+
+
+def test_the_backfill_fills_products_stored_without_it(make_tree):
+    tree = make_tree({"Music": {"Rock": {}}})
+    make_product("Old", categories=[tree["Rock"].pk], sku="OLD")
+    make_product("Nowhere", sku="NOWHERE")
+    mongo.get_collection("products").update_many({}, {"$unset": {"listed_in": ""}})
+    assert fill_listed_in() == 2
+    assert stored_listed_in("OLD") == [tree["Music"].pk, tree["Rock"].pk]
+    assert stored_listed_in("NOWHERE") == []
+    assert fill_listed_in() == 0
+
+
+def test_a_category_page_reads_its_subtree_as_one_equality(make_tree):
+    tree = make_tree({"Music": {"Rock": {"Metal": {}}}})
+    make_product("Deep", categories=[tree["Metal"].pk])
+    listing = Product.objects.listing([tree["Music"].pk])
+    assert listing.match == {"listed_in": tree["Music"].pk}
+    assert listing.count() == 1
+    plan = str(listing.explain()["queryPlanner"]["winningPlan"])
+    assert "listed_in_issue_date" in plan

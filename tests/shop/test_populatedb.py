@@ -1,0 +1,62 @@
+"""``manage.py populatedb --products N``: a generated catalog through the managers."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from catalog.models import Category, Product
+from inventory.models import Inventory
+from tests.support.tree import wrong_ancestors
+
+
+def populate(*args):
+    out = io.StringIO()
+    call_command("populatedb", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_generates_the_tree_products_with_tracks_and_stock():
+    assert "Generated 130 categories and 40 products" in populate(
+        "--products", "40", "--categories", "130", "--stock", "7")
+    tree = Category.objects.tree()
+    assert len(tree) == 130
+    assert [c.slug for c in tree if c.parent_id is None] == [f"top-{t}" for t in range(10)]
+    assert wrong_ancestors() == {}
+    leaves = {c.pk for c in tree if c.depth == 2}
+    products = list(Product.objects.all())
+    assert len(products) == 40
+    for product in products:
+        assert len(product.categories) == 1 and product.categories[0] in leaves
+        assert 8 <= len(product.details.tracks) <= 14
+        assert product.pricing.list == sum(t.price for t in product.details.tracks)
+        assert product.keywords and product.title_lower == product.title.casefold()
+    assert Inventory.objects.available_many([p.sku for p in products]) == {p.sku: 7 for p in products}
+    page = Client().get("/c/top-0/")
+    assert page.status_code == 200
+    assert page.context["page"].paginator.count == sum(
+        1 for p in products if any(a.slug == "top-0" for a in
+                                   Category.objects.get(pk=p.categories[0]).ancestors))
+
+
+def test_the_same_seed_makes_the_same_catalog():
+    populate("--products", "5", "--categories", "101")
+    first = sorted((p.sku, p.title, p.pricing.retail) for p in Product.objects.all())
+    populate("--products", "5", "--categories", "101", "--reset")
+    assert sorted((p.sku, p.title, p.pricing.retail) for p in Product.objects.all()) == first
+
+
+def test_refuses_a_catalog_that_is_not_empty_and_changes_nothing():
+    populate("--products", "3", "--categories", "101")
+    with pytest.raises(CommandError, match="not empty"):
+        populate("--products", "3")
+    assert Product.objects.count() == 3 and Category.objects.count() == 101
+
+
+@pytest.mark.parametrize("args", [["--products", "-1"], ["--products", "5", "--categories", "50"],
+                                  ["--products", "5", "--stock", "-2"]])
+def test_refuses_bad_numbers_and_writes_nothing(args):
+    with pytest.raises(CommandError):
+        populate(*args)
+    assert not Category.objects.exists()

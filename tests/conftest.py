@@ -2,6 +2,7 @@
 see tests/support/database.py), the Chinook catalog (``chinook``, there too), small category trees."""
 
 import pytest
+from django.core.cache import caches
 
 # Fixtures shared by the apps' tests: ``browser`` (headless Chromium), ``sales`` and ``staff_client``.
 pytest_plugins = ["tests.support.database", "tests.support.browser", "tests.support.sales"]
@@ -10,11 +11,13 @@ pytest_plugins = ["tests.support.database", "tests.support.browser", "tests.supp
 @pytest.fixture(autouse=True)
 def _database(request, db):
     """Every test may use the database; it is emptied after each test, and so is the test
-    payment provider's ledger."""
+    payment provider's ledger; Django's caches start empty."""
     from tests.support.database import begin_test
     from tests.support.payments import forget_charges
 
     begin_test(request)
+    for cache in caches.all():  # the catalog cache: each test starts cold
+        cache.clear()
     yield
     forget_charges()
 

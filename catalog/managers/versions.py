@@ -15,7 +15,6 @@ again (a test's flush, a restore) starts from a token no cache has seen.
 import uuid
 
 from django.db import models
-from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from shop.mongo.collections import MongoCollectionMixin
@@ -34,18 +33,19 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
     def current(self):
         """The catalog's version token (str): one read from the primary (a secondary might
         lag behind a write that has bumped it). The first read of an empty database
-        creates the document (one more round trip, once)."""
+        creates the document (two more round trips, once)."""
         document = self.collection.find_one({"name": CATALOG}, {"token": 1})
         if document is not None:
             return document["token"]
+        # SecantusDB difference: when several find_one_and_update(upsert=True) race to
+        # create one missing document, the losers get None back instead of the
+        # document. So the document is created by a plain upsert and read again;
+        # a real MongoDB evaluates this form identically.
         try:
-            document = self.collection.find_one_and_update(
-                {"name": CATALOG}, {"$setOnInsert": {"token": _new_token()}},
-                upsert=True, return_document=ReturnDocument.AFTER, projection={"token": 1},
-            )
+            self.collection.update_one({"name": CATALOG}, {"$setOnInsert": {"token": _new_token()}}, upsert=True)
         except DuplicateKeyError:  # another process created it at the same moment
-            document = self.collection.find_one({"name": CATALOG}, {"token": 1})
-        return document["token"]
+            pass
+        return self.collection.find_one({"name": CATALOG}, {"token": 1})["token"]
 
     def bump(self):
         """Give the catalog a new version: one write (an upsert). Call it *after* a write to

@@ -43,12 +43,12 @@ class OperationCount:
     def __init__(self):
         self.operations = []
         self.statements = []  # per operation: the writes it carries (a bulk write's count), else 1
+        self.commands = []  # per operation: the command document sent, or None
 
     @property
     def write_statements(self):
         """The single-document writes sent: a ``bulk_write`` of 300 updates counts 300."""
         return sum(n for (_, op), n in zip(self.operations, self.statements) if op in WRITE_OPERATIONS)
-        self.commands = []
 
     @property
     def total(self):

@@ -87,7 +87,7 @@ def test_quiet_commands_write_nothing_and_still_log(command, caplog):
 def test_quiet_check_inventory_still_fails_loudly():
     stock("A", 5)
     Inventory.objects.collection.update_one({"_id": "A"}, {"$inc": {"qty": 1}})
-    with pytest.raises(CommandError, match="1 SKU\\(s\\): A$"):
+    with pytest.raises(CommandError, match="1 SKU\\(s\\): A\\.$"):
         run("check_inventory", "--quiet")
     Inventory.objects.collection.update_one({"_id": "A"}, {"$inc": {"qty": -1}})
     assert run("check_inventory", "--quiet") == ("", "")

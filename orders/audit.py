@@ -28,7 +28,7 @@ def charges_without_order(provider=None):
     threshold = clock.now() - datetime.timedelta(seconds=settings.PAYMENT_RECOVERY_AFTER)
     lines = [f"payment {attempt['_id']} of cart {attempt['cart_id']}: {attempt['status']} since "
              f"{attempt['created_at']:%Y-%m-%d %H:%M:%S} UTC, no order"
-             for attempt in PaymentAttempt.objects.charged_without_order(threshold)]
+             for attempt in PaymentAttempt.objects.unfinished(threshold)]
     listing = getattr(provider, "charges", None)
     if callable(listing):
         paid = Order.objects.charge_references()

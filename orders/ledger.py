@@ -22,6 +22,7 @@ from .exceptions import AttemptFenced
 
 CHARGING, CHARGED, COMPLETED, DECLINED, VOID, REFUNDED = (
     "charging", "charged", "completed", "declined", "void", "refunded")
+STATUSES = (CHARGING, CHARGED, COMPLETED, DECLINED, VOID, REFUNDED)
 UNFINISHED = [CHARGING, CHARGED]
 
 
@@ -128,24 +129,16 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         """Drop the lease of attempt ``key`` (one write)."""
         self.collection.update_one({"_id": key}, {"$unset": {"lease_until": ""}})
 
-    def unfinished_keys(self, older_than):
-        """Keys of the attempts still charging or charged, recorded before ``older_than``
-        (an aware UTC datetime), oldest first (one indexed read)."""
-        cursor = self.collection.find(
-            {"status": {"$in": UNFINISHED}, "created_at": {"$lt": older_than}}, {"_id": 1},
-        ).sort("created_at", 1)
-        return [document["_id"] for document in cursor]
+    def unfinished(self, older_than):
+        """Raw attempts still charging or charged, recorded before ``older_than`` (an aware UTC
+        datetime), oldest first, without their priced order (one indexed read). Recovery
+        settles them; ``check_inventory`` lists them as money that may be taken with no order."""
+        return list(self.collection.find(
+            {"status": {"$in": UNFINISHED}, "created_at": {"$lt": older_than}}, {"order": 0},
+        ).sort("created_at", 1))
 
     def latest_for_cart(self, cart_id):
         """The newest attempt of cart ``cart_id`` as a raw document (one read), or None."""
         if not isinstance(cart_id, str) or not cart_id:
             return None
         return self.collection.find_one({"cart_id": cart_id}, sort=[("created_at", -1)])
-
-    def charged_without_order(self, older_than):
-        """Raw attempts whose money may be taken with no order: charging or charged before
-        ``older_than`` (an aware UTC datetime) (one indexed read). ``check_inventory`` lists them."""
-        return list(self.collection.find(
-            {"status": {"$in": UNFINISHED}, "created_at": {"$lt": older_than}},
-            {"order": 0},
-        ))

@@ -22,6 +22,7 @@ from django.urls import reverse
 from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
+from . import ledger
 from .ledger import PaymentAttemptManager
 from .managers import OrderManager
 
@@ -187,14 +188,7 @@ class PaymentAttempt(models.Model):
     Written only through ``PaymentAttempt.objects`` (``orders.ledger``).
     """
 
-    CHARGING = "charging"
-    CHARGED = "charged"
-    COMPLETED = "completed"
-    DECLINED = "declined"
-    VOID = "void"
-    REFUNDED = "refunded"
-    STATUS_CHOICES = [(s, s) for s in (CHARGING, CHARGED, COMPLETED, DECLINED, VOID, REFUNDED)]
-    UNFINISHED = (CHARGING, CHARGED)
+    STATUS_CHOICES = [(s, s) for s in ledger.STATUSES]
 
     key = models.CharField("idempotency key", max_length=64, primary_key=True, db_column="_id")
     cart_id = models.CharField(max_length=64)

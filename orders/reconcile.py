@@ -32,7 +32,7 @@ from inventory.models import Cart
 from shop import clock
 
 from .checkout import complete_attempt, order_id
-from .ledger import CHARGED, COMPLETED, DECLINED, VOID
+from .ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
 from .models import Order, PaymentAttempt
 from .payments import get_provider
 
@@ -58,8 +58,8 @@ def reconcile(provider=None, older_than=None):
         outcome = _settle_cart(cart_id, key)
         if outcome:
             report[outcome] += 1
-    for key in PaymentAttempt.objects.unfinished_keys(threshold):
-        outcome = settle_attempt(key, provider)
+    for attempt in PaymentAttempt.objects.unfinished(threshold):
+        outcome = settle_attempt(attempt["_id"], provider)
         if outcome:
             report[outcome] += 1
     return report
@@ -171,12 +171,12 @@ def checkout_outcome(cart_id, provider=None, recover=True):
         threshold = clock.now() - datetime.timedelta(seconds=settings.PAYMENT_RECOVERY_AFTER)
         if recover and clock.aware(cart.last_modified) < threshold:
             key = cart.payment_key or None
-            if attempt is not None and attempt["_id"] == key and attempt["status"] in ("charging", "charged"):
+            if attempt is not None and attempt["_id"] == key and attempt["status"] in UNFINISHED:
                 settle_attempt(key, provider or get_provider())
             else:
                 _settle_cart(cart_id, key)
             return checkout_outcome(cart_id, provider, recover=False)
         return "pending", attempt
-    if attempt is not None and attempt["status"] == "refunded":
+    if attempt is not None and attempt["status"] == REFUNDED:
         return "refunded", attempt
     return "not_charged", attempt

@@ -14,7 +14,6 @@ from django.shortcuts import redirect, render
 
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
-from inventory.models import Cart
 from inventory.views import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from shop.money import display
 

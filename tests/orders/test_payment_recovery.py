@@ -36,6 +36,14 @@ def crash(*args, **kwargs):
     raise Crash()
 
 
+class AnswerLost(TestProvider):
+    """Takes the money, then the checkout dies before the provider's answer is recorded."""
+
+    def charge(self, amount, card, reference, idempotency_key):
+        super().charge(amount, card, reference, idempotency_key)
+        raise Crash()
+
+
 @pytest.fixture
 def cart_id():
     stock("A", 5)
@@ -55,6 +63,14 @@ def age_checkout(cart_id, seconds=3600):
     past = clock.now() - datetime.timedelta(seconds=seconds)
     Cart.objects.collection.update_one({"_id": cart_id}, {"$set": {"last_modified": past}})
     PaymentAttempt.objects.collection.update_many({"cart_id": cart_id}, {"$set": {"created_at": past}})
+
+
+def charged_then_interrupted(cart_id):
+    """A checkout of ``cart_id`` that died after the provider took the money, left past the
+    recovery delay."""
+    with pytest.raises(Crash):
+        checkout(cart_id, AnswerLost())
+    age_checkout(cart_id)
 
 
 def kept_charges(cart_id):
@@ -115,11 +131,6 @@ def test_crash_after_the_attempt_is_recorded_before_the_charge(cart_id):
 
 
 def test_crash_after_the_charge_before_its_answer_is_recorded(cart_id):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
     order = crash_and_recover(cart_id, AnswerLost())
     assert order is not None and order.status == "paid"
     assert "reconcile_payments" in order.history[0].note
@@ -182,11 +193,6 @@ def test_a_checkout_that_finishes_is_left_alone_by_recovery(cart_id):
 
 
 def test_a_live_checkout_is_left_alone_until_the_recovery_delay(cart_id):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
     with pytest.raises(Crash):
         checkout(cart_id, AnswerLost())
     assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
@@ -228,14 +234,7 @@ def test_a_charge_recovery_found_first_is_finished_once(cart_id):
 
 
 def test_concurrent_recoveries_finish_one_order_and_refund_nothing(cart_id):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
-    with pytest.raises(Crash):
-        checkout(cart_id, AnswerLost())
-    age_checkout(cart_id)
+    charged_then_interrupted(cart_id)
     start = threading.Barrier(4)
     reports, errors = [], []
 
@@ -258,11 +257,6 @@ def test_concurrent_recoveries_finish_one_order_and_refund_nothing(cart_id):
 
 
 def test_a_charge_whose_cart_is_no_longer_held_is_refunded(cart_id, monkeypatch):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
     with pytest.raises(Crash):
         checkout(cart_id, AnswerLost())
     # A cart taken from its payment by hand (an old shop's expiry, a staff edit).
@@ -287,14 +281,7 @@ def test_the_test_provider_charges_once_per_idempotency_key():
 
 
 def test_check_inventory_reports_a_charge_without_an_order_until_reconciled(cart_id, capsys):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
-    with pytest.raises(Crash):
-        checkout(cart_id, AnswerLost())
-    age_checkout(cart_id)
+    charged_then_interrupted(cart_id)
     with pytest.raises(CommandError, match="charge\\(s\\) without an order"):
         call_command("check_inventory")
     call_command("reconcile_payments")
@@ -304,14 +291,7 @@ def test_check_inventory_reports_a_charge_without_an_order_until_reconciled(cart
 
 
 def test_the_serving_processes_reconcile_by_themselves(cart_id):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
-    with pytest.raises(Crash):
-        checkout(cart_id, AnswerLost())
-    age_checkout(cart_id)
+    charged_then_interrupted(cart_id)
     thread = start_background(0.2)
     try:
         deadline = clock.now() + datetime.timedelta(seconds=20)
@@ -325,11 +305,6 @@ def test_the_serving_processes_reconcile_by_themselves(cart_id):
 
 
 def test_the_shoppers_status_page_settles_a_checkout_pending_too_long(cart_id):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
     with pytest.raises(Crash):
         checkout(cart_id, AnswerLost())
     assert checkout_outcome(cart_id, TestProvider())[0] == "pending"
@@ -339,17 +314,18 @@ def test_the_shoppers_status_page_settles_a_checkout_pending_too_long(cart_id):
 
 
 def test_staff_see_the_attempts_recovery_settled_in_the_admin(cart_id, admin_client):
-    class AnswerLost(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            super().charge(amount, card, reference, idempotency_key)
-            raise Crash()
-
-    with pytest.raises(Crash):
-        checkout(cart_id, AnswerLost())
-    age_checkout(cart_id)
+    charged_then_interrupted(cart_id)
     reconcile(TestProvider(), older_than=60)
     (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
     page = admin_client.get("/admin/orders/paymentattempt/?recovered__exact=1").content.decode()
     assert attempt.key in page and attempt.order_number in page and "reconcile_payments" in page
     assert admin_client.get(f"/admin/orders/paymentattempt/{attempt.key}/change/").status_code == 200
     assert admin_client.get("/admin/orders/paymentattempt/add/").status_code == 403
+
+
+def test_reconcile_payments_refuses_a_negative_delay_and_changes_nothing(cart_id):
+    charged_then_interrupted(cart_id)
+    with pytest.raises(CommandError, match="--older-than must be 0 or more seconds"):
+        call_command("reconcile_payments", older_than=-1)
+    assert cart_doc(cart_id)["status"] == "pending" and Order.objects.get_by_cart(cart_id) is None
+    assert PaymentAttempt.objects.get(cart_id=cart_id).status == "charging"

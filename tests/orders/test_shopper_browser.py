@@ -88,3 +88,19 @@ def test_sign_up_add_log_out_add_log_in_check_out(browser, live_server, chinook)
     assert csp_reports(browser) == []
     assert {line.sku: line.qty for line in order.lines} == {"CHK-0001": 3, "CHK-0002": 1}
     assert_invariant()
+
+
+def test_the_checkout_status_page_under_the_policy(browser, live_server, chinook):
+    """A checkout interrupted after the card was submitted: the cart page links to the status
+    page, which says the payment is being confirmed (no script, no CSP report)."""
+    from inventory.models import Cart
+
+    Inventory.objects.set_stock("CHK-0001", 5)
+    add_to_cart(browser, live_server.url, "CHK-0001", 1)
+    (cart,) = Cart.objects.filter(status="active")
+    assert Cart.objects.lock_for_checkout(cart.id, "0123456789abcdef01234567") is not None
+    browser.get(f"{live_server.url}/cart/")
+    assert "Your payment is being confirmed" in browser.find_element("css selector", "ul.messages").text
+    browser.get(f"{live_server.url}/checkout/status/")
+    assert browser.title.startswith("Confirming your payment")
+    assert csp_reports(browser) == []

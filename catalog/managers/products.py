@@ -29,6 +29,7 @@ from ..listing import (
     page_hint,
 )
 from ..pagecache import cached
+from ..cards import CardList
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from ..tree import listed_in
@@ -107,7 +108,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         version), then read the stock of its products (one read). Returns its documents as
         cards (``card_from_document``)."""
         documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)))
-        return [self.card_from_document(d, fields) for d in self.with_availability(documents)]
+        return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
 
     def counted_cards(self, pipeline):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
@@ -118,7 +119,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
         total, documents = cached("counted_cards", pipeline, read)
-        return total, [self.card_from_document(d) for d in self.with_availability(documents)]
+        return total, CardList(self.with_availability(documents), self.card_from_document)
 
     def count_matching(self, match):
         """How many products match the filter ``match`` (one ``count_documents``, cached by the

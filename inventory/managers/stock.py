@@ -20,6 +20,7 @@ match two different entries). ``cleanup`` (``cleanup_inventory``) is in
 
 from django.db import models
 from pymongo import ReturnDocument, UpdateOne
+from pymongo.errors import BulkWriteError
 
 from shop import clock
 from shop.mongo.collections import MongoCollectionMixin
@@ -27,6 +28,9 @@ from shop.mongo.collections import MongoCollectionMixin
 from ..exceptions import StockError
 from .recovery import ReservationCleanup, return_entry
 from .returns import ReservationReturns
+
+#: The server's error code for a duplicate key (a document another process inserted first).
+DUPLICATE_KEY = 11000
 
 
 class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
@@ -94,23 +98,31 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     def ensure_stock(self, skus, qty):
         """Give every SKU of ``skus`` an inventory document with ``qty`` units, unless it has one.
 
-        Never changes an existing document (``$setOnInsert`` upserts in one
-        ``bulk_write``), so ``load_catalog`` can run again. Returns the number
-        of documents created. Raises ``StockError`` for a negative ``qty``.
+        Never changes an existing document, so ``load_catalog`` can run again:
+        one read of which SKUs have a document, then one unordered
+        ``insert_many`` of the others (a document another process created in
+        between makes its insert fail as a duplicate key, which is left as it
+        is). Inserts rather than ``$setOnInsert`` upserts: the local SecantusDB
+        server commits an insert batch once but each upsert on its own (about
+        3 ms each: a third of ``populatedb``'s time), and MongoDB runs both forms alike.
+        Returns the number of documents created. Raises ``StockError`` for a negative ``qty``.
         """
         if qty < 0:
             raise StockError("A starting stock cannot be negative.")
-        writes = [
-            UpdateOne(
-                {"_id": sku},
-                {"$setOnInsert": {"qty": qty, "stocked": qty, "carted": []}},
-                upsert=True,
-            )
-            for sku in skus
-        ]
-        if not writes:
+        skus = list(dict.fromkeys(str(s) for s in skus))
+        if not skus:
             return 0
-        return self.collection.bulk_write(writes, ordered=False).upserted_count
+        existing = {d["_id"] for d in self.collection.find({"_id": {"$in": skus}}, {"_id": 1})}
+        missing = [{"_id": sku, "qty": qty, "stocked": qty, "carted": []} for sku in skus if sku not in existing]
+        if not missing:
+            return 0
+        try:
+            return len(self.collection.insert_many(missing, ordered=False).inserted_ids)
+        except BulkWriteError as error:
+            others = [e for e in error.details.get("writeErrors", []) if e.get("code") != DUPLICATE_KEY]
+            if others:
+                raise
+            return error.details.get("nInserted", 0)
 
     def restock(self, sku, qty):
         """Add ``qty`` (> 0) units of ``sku`` to the available stock; creates its document if missing.

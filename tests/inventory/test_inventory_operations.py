@@ -458,6 +458,29 @@ def test_ensure_stock_never_overwrites():
     assert (inventory("A")["qty"], inventory("B")["qty"], inventory("C")["qty"]) == (1, 5, 7)
 
 
+def test_ensure_stock_leaves_a_document_created_after_its_read(monkeypatch):
+    """Another process creates "A" between ensure_stock's read and its insert: the insert of
+    "A" fails as a duplicate, "A" keeps its units, "B" is created, and 1 is reported."""
+    collection = Inventory.objects.collection
+    read = collection.find
+
+    def read_then_race(*args, **kwargs):
+        found = list(read(*args, **kwargs))
+        collection.insert_one({"_id": "A", "qty": 3, "stocked": 3, "carted": []})
+        return found
+
+    monkeypatch.setattr(type(collection), "find", lambda self, *a, **k: read_then_race(*a, **k))
+    assert Inventory.objects.ensure_stock(["A", "B"], 5) == 1
+    monkeypatch.undo()
+    assert (inventory("A")["qty"], inventory("B")["qty"]) == (3, 5)
+
+
+def test_ensure_stock_is_two_round_trips_for_a_batch():
+    with count_operations() as ops:
+        assert Inventory.objects.ensure_stock([f"S-{n}" for n in range(50)], 5) == 50
+    assert ops.total == 2
+
+
 def test_restock_adjust_and_set_stock_keep_the_invariant():
     stock("A", 5)
     cart = Cart.objects.create_cart()

@@ -1,0 +1,55 @@
+"""``{% catalog_fragment %}``: a piece of a storefront page rendered once per catalog version.
+
+    {% load fragments %}
+    {% catalog_fragment "cards" page.object_list|card_signature %}...{% endcatalog_fragment %}
+
+The block's HTML is kept in the catalog cache (``catalog.pagecache.cached``)
+under its name, the values given after it (each resolved in the template's
+context; their ``repr`` must be stable) and the request's catalog version,
+so a staff edit shows on the next request as for every other catalog read.
+The values must name everything the block shows that is not catalog data
+(the live stock of a card: ``card_signature``). Outside a request the block
+is rendered every time.
+"""
+
+from django import template
+from django.utils.safestring import mark_safe
+
+from catalog.pagecache import cached
+
+from .shop import Availability
+
+register = template.Library()
+
+
+class CatalogFragmentNode(template.Node):
+    def __init__(self, nodelist, name, values):
+        self.nodelist, self.name, self.values = nodelist, name, values
+
+    def render(self, context):
+        key = tuple(value.resolve(context) for value in self.values)
+        return mark_safe(cached(f"fragment:{self.name}", key, lambda: str(self.nodelist.render(context))))
+
+
+@register.tag
+def catalog_fragment(parser, token):
+    """``{% catalog_fragment "name" value ... %}...{% endcatalog_fragment %}`` (see the module)."""
+    bits = token.split_contents()
+    if len(bits) < 2 or bits[1][0] not in "\"'" or bits[1][-1] != bits[1][0]:
+        raise template.TemplateSyntaxError("catalog_fragment needs a quoted name first.")
+    nodelist = parser.parse(("endcatalog_fragment",))
+    parser.delete_first_token()
+    return CatalogFragmentNode(nodelist, bits[1][1:-1], [parser.compile_filter(b) for b in bits[2:]])
+
+
+@register.filter
+def card_signature(products):
+    """What the cards of ``products`` (a ``catalog.cards.CardList``, or Products read with
+    their stock) show besides catalog data: ``((sku, availability label, what a search
+    matched), ...)``, the key of their ``catalog_fragment``. A ``CardList``'s documents are
+    read without turning them into Products."""
+    if hasattr(products, "signature"):
+        return tuple((sku, Availability(available).label, matched)
+                     for sku, available, matched in products.signature())
+    return tuple((p.sku, Availability(getattr(p, "available", None)).label, getattr(p, "matched", None))
+                 for p in products)

@@ -25,6 +25,34 @@ import threading
 import time
 
 import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
+from pymongo import monitoring  # noqa: E402
+
+
+class CommandTimes(monitoring.CommandListener):
+    """``--phases``: the server time of each (collection, command) while ``on``, from pymongo's
+    command monitoring (a getMore is counted under its collection)."""
+
+    def __init__(self):
+        self.on, self.pending, self.times = False, {}, {}
+
+    def started(self, event):
+        if self.on:
+            target = event.command.get(event.command_name)
+            name = target if isinstance(target, str) else event.command.get("collection", "$cmd")
+            self.pending[event.request_id] = (name, event.command_name)
+
+    def succeeded(self, event):
+        key = self.pending.pop(event.request_id, None) if self.on else None
+        if key:
+            seconds, count = self.times.get(key, (0.0, 0))
+            self.times[key] = (seconds + event.duration_micros / 1e6, count + 1)
+
+    def failed(self, event):
+        self.pending.pop(event.request_id, None)
+
+
+TIMES = CommandTimes()
+monitoring.register(TIMES)  # before the backend makes its client
 
 benchsetup.development()
 
@@ -91,9 +119,11 @@ def bench_expire(carts):
         for sku, entries in reserved.items()
     ])
     setup = time.perf_counter() - setup
+    TIMES.on = True
     start = time.perf_counter()
     report = Cart.objects.expire(3600)
     elapsed = time.perf_counter() - start
+    TIMES.on = False
     back = all(d["qty"] == d["stocked"] and not d["carted"]
                for d in Inventory.objects.collection.find())
     return report, elapsed, setup, back
@@ -104,6 +134,8 @@ def main():
     parser.add_argument("--adds", type=int, default=3000)
     parser.add_argument("--carts", type=int, default=100_000)
     parser.add_argument("--no-adds", action="store_true", help="only the expire_carts benchmark")
+    parser.add_argument("--phases", action="store_true",
+                        help="print the server time of each command expire_carts sent")
     options = parser.parse_args()
     call_command("migrate", verbosity=0, interactive=False)
     print(f"engine: {engine()}, {os.cpu_count()} CPU(s)")
@@ -114,6 +146,9 @@ def main():
     print(f"expire_carts: {report['expired']} carts expired, {report['returned']} reservations "
           f"returned in {elapsed:.1f} s ({report['expired'] / elapsed:.0f} carts/s; "
           f"setup {setup:.1f} s); all stock back: {back}")
+    if options.phases:
+        for (collection, command), (seconds, count) in sorted(TIMES.times.items(), key=lambda i: -i[1][0]):
+            print(f"  {collection:12s} {command:10s} x{count:<5d} {seconds:8.2f} s")
     reset()
 
 

@@ -19,10 +19,10 @@ import secrets
 
 from django.db import models
 from django.urls import reverse
-from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
+from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import CartManager, InventoryManager
+from .managers import CartManager, ExpiryRunManager, InventoryManager
 
 
 def new_cart_id():
@@ -152,3 +152,28 @@ class Cart(models.Model):
     def line(self, sku):
         """The line of ``sku``, or None."""
         return next((line for line in self.items if line.sku == sku), None)
+
+
+class ExpiryRun(models.Model):
+    """An expiry run not finished yet (``expiry_runs``; ``inventory/managers/runs.py``).
+
+    ``stamp`` is the moment the run started (its carts' ``last_modified``
+    once expired); it expires the live carts idle since before ``threshold``
+    (None: whatever their age) among ``cart_ids`` (None: every cart). Written
+    only by ``ExpiryRun.objects`` for ``Cart.objects``' expiry; a document
+    still here is a run that crashed or is running, which the next
+    ``expire_carts`` finishes.
+    """
+
+    id = models.CharField(primary_key=True, max_length=32, db_column="_id")
+    stamp = models.DateTimeField()
+    threshold = models.DateTimeField(null=True, blank=True)
+    cart_ids = ArrayField(models.CharField(max_length=64), null=True, blank=True)
+
+    objects = ExpiryRunManager()
+
+    class Meta:
+        db_table = "expiry_runs"
+
+    def __str__(self):
+        return f"expiry run {self.id} started {self.stamp:%Y-%m-%d %H:%M:%S} UTC"

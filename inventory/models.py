@@ -94,8 +94,10 @@ class Cart(models.Model):
     """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
 
     ``status`` goes active -> pending -> complete (checkout), pending ->
-    active (payment declined or never taken), active -> expiring -> expired
-    (``expire_carts``; a pending cart is never expired: its payment may be
+    active (payment declined or never taken), active -> expired in one write
+    (``expire_carts``, its run kept in ``ExpiryRun`` until the stock is back;
+    ``expiring`` is only left by an earlier version's crashed run, which the
+    next run finishes; a pending cart is never expired: its payment may be
     taken, and ``reconcile_payments`` settles it), or active -> merging -> merged (its lines combined
     into its account's cart at log-in, ``inventory.handover``). A complete
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
@@ -121,7 +123,7 @@ class Cart(models.Model):
     user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
     # The payment attempt (orders.ledger) that holds the cart while it is pending.
     payment_key = models.CharField(max_length=64, blank=True, default="", editable=False)
-    # The expire_carts run that is expiring this cart (see CartManager.expire).
+    # The expiry run that expired this cart (see CartManager.expire; last_modified is its stamp).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     objects = CartManager()

@@ -206,7 +206,7 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
     outcome = {}
 
     def finish_after_a_checkout(extra):
-        # The cart is 'expiring': the shopper clicks "Pay" now.
+        # The cart is expired, its stock not back yet: the shopper clicks "Pay" now.
         try:
             checkout(cart.id)
         except CartInactive as error:

@@ -100,7 +100,8 @@ class CartExpiry:
        document is deleted (``ExpiryRun.objects.finish``).
 
     A run killed at any step leaves its document: the next ``expire``
-    finishes it (``_adopt``). A cart is ``expired`` from its one write on, so
+    finishes it (``_expire_run`` with ``adopt``: its carts are marked again
+    on its own terms, then read back and returned with this run's). A cart is ``expired`` from its one write on, so
     no shopper can change it or check it out in between (the same as the
     ``expiring`` of earlier versions, whose half-done carts the next run
     still takes: ``TAKEN_STATUSES``).
@@ -133,7 +134,7 @@ class CartExpiry:
         idle since before now - ``timeout`` (never a pending one: a checkout
         that crashed after its lock is ``reconcile_payments``' to settle),
         which first reads the unfinished runs (``ExpiryRun.objects.unfinished``)
-        and, after marking its own carts, finishes them too (``_adopt``).
+        and, after marking its own carts, finishes them too.
         Round trips with no unfinished run: 1 read of the runs, 1 insert,
         1 ``update_many``, 1 streamed read of the carts (1,000 per round
         trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
@@ -155,7 +156,7 @@ class CartExpiry:
     def expire_cart(self, cart_id):
         """Expire the cart ``cart_id`` now (for staff), returning its stock. True when this call
         expired it (it was active); a pending cart is left to ``reconcile_payments``: its payment
-        may be taken. A run limited to that cart (7 round trips)."""
+        may be taken. A run limited to that cart (at most 6 round trips)."""
         return bool(self._expire_run(None, cart_ids=[cart_id])[1])
 
     def _expire_run(self, threshold, *, cart_ids=None, adopt=False, progress=None):

@@ -243,3 +243,53 @@ def test_expiry_streams_the_carts_of_a_large_run_in_chunks(monkeypatch):
     assert Cart.objects.expire(60, progress=seen.append) == {"expired": 10, "returned": 30}
     assert seen == [4, 4, 2]
     assert all_back(qty=20)
+
+
+def test_expire_carts_killed_with_kill_9_is_finished_by_the_next_run():
+    """``manage.py expire_carts`` in a process of its own, ``kill -9``ed once its run is recorded."""
+    import datetime
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from django.db import connections
+
+    old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=2)
+    skus = [f"K{n}" for n in range(30)]
+    carted = {sku: [] for sku in skus}
+    documents = []
+    for number in range(4000):  # written raw, in bulk: the set-up, not the code under test
+        cart_id = f"kill-{number:05d}"
+        lines = [skus[number % 30], skus[(number * 7 + 1) % 30]]
+        documents.append({"_id": cart_id, "status": "active", "last_modified": old, "user_id": "",
+                          "items": [{"sku": sku, "qty": 1, "details": {"title": "t", "price": 1}} for sku in lines]})
+        for sku in lines:
+            carted[sku].append({"qty": 1, "cart_id": cart_id, "timestamp": old})
+    Cart.objects.collection.insert_many(documents)
+    Inventory.objects.collection.insert_many([{"_id": sku, "qty": 5, "stocked": 5 + len(entries), "carted": entries}
+                                              for sku, entries in carted.items()])
+    database = connections["default"].settings_dict
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "MONGODB_"))}
+    environ.update(DJANGO_SETTINGS_MODULE="shop.settings", DJANGO_DEBUG="1", SHOP_LOAD_DEMO_CATALOG="0",
+                   MONGODB_URI=database["HOST"], MONGODB_NAME=database["NAME"])
+    process = subprocess.Popen([sys.executable, "manage.py", "expire_carts", "--timeout", "60", "--quiet"],
+                               cwd=Path(__file__).resolve().parents[2], env=environ,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ExpiryRun.objects.unfinished() and process.poll() is None:
+            assert time.monotonic() < deadline, "the run was never recorded"
+            time.sleep(0.005)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL, process.stderr.read()  # killed mid-run, not finished
+    assert len(ExpiryRun.objects.unfinished()) == 1
+    assert Cart.objects.expire(60)["expired"] == 4000
+    assert Cart.objects.collection.count_documents({"status": "expired"}) == 4000
+    assert all(inventory(sku)["qty"] == inventory(sku)["stocked"] and inventory(sku)["carted"] == [] for sku in skus)
+    assert ExpiryRun.objects.unfinished() == []
+    assert_invariant()

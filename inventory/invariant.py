@@ -7,7 +7,7 @@ the orders, which the inventory does not import: ``manage.py check_inventory``
 ``Order.objects.sold_by_sku``.
 """
 
-from .managers.recovery import BATCH_SIZE, batched
+from .managers.recovery import BATCH_SIZE, IDS_PER_READ, batched
 from .models import Cart, Inventory
 
 
@@ -35,7 +35,7 @@ def _check_pass(skus, sold, progress):
     unseen = set(sold) if skus is None else {sku for sku in skus if sku in sold}
     for batch in batched(Inventory.objects.stock_levels(skus, BATCH_SIZE), BATCH_SIZE):
         statuses = {}
-        for ids in batched({e["cart_id"] for d in batch for e in d.get("carted", [])}, BATCH_SIZE):
+        for ids in batched({e["cart_id"] for d in batch for e in d.get("carted", [])}, IDS_PER_READ):
             statuses.update(Cart.objects.statuses(ids))
         for document in batch:
             unseen.discard(document["_id"])
@@ -63,7 +63,9 @@ def check_invariant(sold_by_sku, attempts=3, progress=None):
     in a row. The first pass streams every SKU's stock ``BATCH_SIZE``
     documents at a time (bounded memory): ``sold_by_sku()``, then per batch
     one round trip of the stock and one of the carts' statuses per
-    ``BATCH_SIZE`` reservations' carts; ``progress(n)``, when given, is called
+    ``IDS_PER_READ`` carts holding reservations (``managers.recovery``: small
+    ``$in`` lists, which the local server matches in n * n);
+    ``progress(n)``, when given, is called
     after each batch of that pass. Returns ``[(sku, reason), ...]`` sorted by
     SKU, empty when it holds.
     """

@@ -19,10 +19,10 @@ import secrets
 
 from django.db import models
 from django.urls import reverse
-from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
+from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import CartManager, InventoryManager
+from .managers import CartManager, ExpiryRunManager, InventoryManager
 
 
 def new_cart_id():
@@ -94,8 +94,10 @@ class Cart(models.Model):
     """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
 
     ``status`` goes active -> pending -> complete (checkout), pending ->
-    active (payment declined or never taken), active -> expiring -> expired
-    (``expire_carts``; a pending cart is never expired: its payment may be
+    active (payment declined or never taken), active -> expired in one write
+    (``expire_carts``, its run kept in ``ExpiryRun`` until the stock is back;
+    ``expiring`` is only left by an earlier version's crashed run, which the
+    next run finishes; a pending cart is never expired: its payment may be
     taken, and ``reconcile_payments`` settles it), or active -> merging -> merged (its lines combined
     into its account's cart at log-in, ``inventory.handover``). A complete
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
@@ -121,7 +123,7 @@ class Cart(models.Model):
     user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
     # The payment attempt (orders.ledger) that holds the cart while it is pending.
     payment_key = models.CharField(max_length=64, blank=True, default="", editable=False)
-    # The expire_carts run that is expiring this cart (see CartManager.expire).
+    # The expiry run that expired this cart (see CartManager.expire; last_modified is its stamp).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     objects = CartManager()
@@ -152,3 +154,28 @@ class Cart(models.Model):
     def line(self, sku):
         """The line of ``sku``, or None."""
         return next((line for line in self.items if line.sku == sku), None)
+
+
+class ExpiryRun(models.Model):
+    """An expiry run not finished yet (``expiry_runs``; ``inventory/managers/runs.py``).
+
+    ``stamp`` is the moment the run started (its carts' ``last_modified``
+    once expired); it expires the live carts idle since before ``threshold``
+    (None: whatever their age) among ``cart_ids`` (None: every cart). Written
+    only by ``ExpiryRun.objects`` for ``Cart.objects``' expiry; a document
+    still here is a run that crashed or is running, which the next
+    ``expire_carts`` finishes.
+    """
+
+    id = models.CharField(primary_key=True, max_length=32, db_column="_id")
+    stamp = models.DateTimeField()
+    threshold = models.DateTimeField(null=True, blank=True)
+    cart_ids = ArrayField(models.CharField(max_length=64), null=True, blank=True)
+
+    objects = ExpiryRunManager()
+
+    class Meta:
+        db_table = "expiry_runs"
+
+    def __str__(self):
+        return f"expiry run {self.id} started {self.stamp:%Y-%m-%d %H:%M:%S} UTC"

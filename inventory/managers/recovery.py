@@ -34,10 +34,21 @@ LIVE_STATUSES = ("active", "pending")
 # have been taken; only reconcile_payments (orders.reconcile) settles it,
 # finishing its order or refunding and unlocking it.
 EXPIRABLE_STATUSES = ("active",)
-# Documents per bulk write, ``$in`` list or cursor batch in the passes over many carts or reservations.
+# What an expiry run's write takes: the expirable carts, and the carts an earlier version's run
+# left ``expiring`` when it crashed (that version marked carts ``expiring``, then ``expired``).
+TAKEN_STATUSES = (*EXPIRABLE_STATUSES, "expiring")
+# Documents per bulk write or cursor batch in the passes over many carts or reservations.
 BATCH_SIZE = 1000
+# Cart ids per ``{_id: {$in: ids}}`` read of carts (cleanup, check_inventory). The local SecantusDB
+# server matches ``$in`` by comparing each document it finds with every listed value in Python: a
+# read of n ids costs n * n comparisons (about 0.45 s for 1,000 ids; MongoDB looks each id up).
+# 100 ids per read cost a tenth of that there, and only more round trips on MongoDB.
+IDS_PER_READ = 100
 # Carts grouped by SKU per pass of an expiry: each inventory document is rewritten once per chunk.
-EXPIRY_CHUNK = 50_000
+# Only their ids are kept (about 20 MB for 100,000 carts of 1 to 3 lines); a run of up to this
+# many carts rewrites each SKU's document once (measured: 100,000 carts over 300 SKUs, 4.9 s of
+# inventory writes in one chunk, 9.6 s in two of 50,000).
+EXPIRY_CHUNK = 100_000
 
 
 def batched(iterable, size):
@@ -64,8 +75,37 @@ def _stock():
     return apps.get_model("inventory", "Inventory").objects
 
 
+def _runs():
+    """``ExpiryRun.objects``, from the app registry (``inventory.models`` imports the managers)."""
+    return apps.get_model("inventory", "ExpiryRun").objects
+
+
 class CartExpiry:
-    """Expiry of carts, mixed into ``CartManager`` (its ``collection`` is ``carts``)."""
+    """Expiry of carts, mixed into ``CartManager`` (its ``collection`` is ``carts``).
+
+    Every expiry is a *run* with a random id, in three steps:
+
+    1. the run is recorded in ``expiry_runs`` (``ExpiryRun.objects.start``:
+       its ``stamp``, ``threshold`` and ``cart_ids``);
+    2. one ``update_many`` makes its carts ``expired`` at once, each tagged
+       with the run (``expiry_run``) and ``last_modified`` = the run's
+       ``stamp``: one write per cart (the local SecantusDB server costs
+       about 0.3 to 0.7 ms per document an ``update_many`` changes, so a
+       second status write per cart doubled the run);
+    3. one read streams the run's carts (``{status: 'expired',
+       last_modified: stamp, expiry_run: run}``: an equality on both fields
+       of the ``status_last_modified`` index), their reservations go back
+       grouped by SKU (``Inventory.objects.return_reservations``: a
+       compare-and-set per SKU, so nothing is returned twice), and the run's
+       document is deleted (``ExpiryRun.objects.finish``).
+
+    A run killed at any step leaves its document: the next ``expire``
+    finishes it (``_expire_run`` with ``adopt``: its carts are marked again
+    on its own terms, then read back and returned with this run's). A cart is ``expired`` from its one write on, so
+    no shopper can change it or check it out in between (the same as the
+    ``expiring`` of earlier versions, whose half-done carts the next run
+    still takes: ``TAKEN_STATUSES``).
+    """
 
     # -- seed 003 "Returning Inventory from Timed-Out Carts" -------------
 
@@ -77,94 +117,123 @@ class CartExpiry:
         carts holding one SKU: one read of the SKU's reservations, then, only
         when some are older than the timeout, the carts that are really idle
         (their ``last_modified``, not the reservation's time, decides) are
-        expired as ``expire`` does. Returns how many carts were expired.
+        expired as ``expire`` does (a run limited to those cart ids: 6 more
+        round trips). Returns how many carts were expired.
         """
         timeout = settings.CART_TIMEOUT if timeout is None else timeout
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
         stale = _stock().reserved_before(sku, threshold)
         if not stale:
             return 0
-        run = secrets.token_hex(8)
-        self.collection.update_many(
-            {"_id": {"$in": stale}, "status": {"$in": list(EXPIRABLE_STATUSES)},
-             "last_modified": {"$lt": threshold}},
-            {"$set": {"status": "expiring", "expiry_run": run}},
-        )
-        return self._finish_expiring(run)["expired"]
+        return self._expire_run(threshold, cart_ids=list(stale))[0]["expired"]
 
     def expire(self, timeout, progress=None):
         """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
-        1. One ``update_many`` adopts the carts left ``expiring`` by a run
-           that crashed (older than the threshold), tagging them with this
-           run's random ``expiry_run``; a second one marks the active carts
-           older than the threshold ``expiring``, with the same tag (never a
-           pending one: a checkout that crashed after its lock is
-           ``reconcile_payments``' to settle).
-        2. One read streams this run's carts, grouped by SKU ``EXPIRY_CHUNK``
-           carts at a time; each SKU's document gets back all their
-           reservations in one write (``Inventory.objects.return_reservations``:
-           a compare-and-set of its ``carted`` array as read, so nothing is
-           returned twice): the writes grow with the SKUs touched, not the carts.
-        3. One ``update_many`` makes this run's carts ``expired``.
+        A run as described in the class docstring, over the active carts
+        idle since before now - ``timeout`` (never a pending one: a checkout
+        that crashed after its lock is ``reconcile_payments``' to settle),
+        which first reads the unfinished runs (``ExpiryRun.objects.unfinished``)
+        and, after marking its own carts, finishes them too.
+        Round trips with no unfinished run: 1 read of the runs, 1 insert,
+        1 ``update_many``, 1 streamed read of the carts (1,000 per round
+        trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
+        ``bulk_write``, 1 delete; each unfinished run adds 1 ``update_many``
+        and 1 read. The cart writes grow with the carts (one each), the
+        inventory writes with the SKUs touched.
 
-        The tag keeps every step one indexed pass, without lists of ids (a
-        concurrent run that adopts a cart takes over its expiry). Safe to run
-        twice or concurrently. Returns ``{'expired': n, 'returned': n}``
-        (carts, reservations). A reservation made after its SKU was written
-        (an add in flight) is returned by ``cleanup_inventory``. ``progress(n)``,
-        when given, is called as carts are done (``n`` carts each time).
+        Safe to run twice or concurrently (a concurrent run's carts may be
+        returned by both: each SKU's compare-and-set returns an entry once).
+        Returns ``{'expired': n, 'returned': n}``: carts whose expiry this run
+        finished (an adopted run's included) and reservations returned. A
+        reservation made after its SKU was written (an add in flight) is
+        returned by ``cleanup_inventory``. ``progress(n)``, when given, is
+        called as carts are done (``n`` carts each time).
         """
         threshold = clock.now() - datetime.timedelta(seconds=timeout)
-        run = secrets.token_hex(8)
-        # Adopt first: it then examines only the carts a crashed run left, not this run's.
-        self.collection.update_many(
-            {"status": "expiring", "last_modified": {"$lt": threshold}, "expiry_run": {"$ne": run}},
-            {"$set": {"expiry_run": run}},
-        )
-        self.collection.update_many(
-            {"status": {"$in": list(EXPIRABLE_STATUSES)}, "last_modified": {"$lt": threshold}},
-            {"$set": {"status": "expiring", "expiry_run": run}},
-        )
-        if progress is None:
-            return self._finish_expiring(run)
-        return self._finish_expiring(run, progress=progress)
+        return self._expire_run(threshold, adopt=True, progress=progress)[0]
 
     def expire_cart(self, cart_id):
-        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when it was active
-        (a pending cart is left to ``reconcile_payments``: its payment may be taken)."""
-        run = secrets.token_hex(8)
-        locked = self.collection.update_one(
-            {"_id": cart_id, "status": {"$in": list(EXPIRABLE_STATUSES)}},
-            {"$set": {"status": "expiring", "expiry_run": run}},
-        )
-        self._finish_expiring(run)
-        return bool(locked.matched_count)
+        """Expire the cart ``cart_id`` now (for staff), returning its stock. True when this call
+        expired it (it was active); a pending cart is left to ``reconcile_payments``: its payment
+        may be taken. A run limited to that cart (at most 6 round trips)."""
+        return bool(self._expire_run(None, cart_ids=[cart_id])[1])
 
-    def _finish_expiring(self, run, *, progress=None):
-        """Return the stock of the carts tagged ``run`` and make them ``expired`` (see ``expire``).
+    def _expire_run(self, threshold, *, cart_ids=None, adopt=False, progress=None):
+        """One run (see the class docstring) over the carts idle since before ``threshold``
+        (an aware datetime, or None: any age) among ``cart_ids`` (None: every cart).
 
-        The carts are streamed (one read) and grouped by SKU, ``EXPIRY_CHUNK``
-        carts at a time (bounded memory); each chunk's reservations go back
-        with one write per SKU (``Inventory.objects.return_reservations``).
-        ``progress(n)``, when given, is called after each chunk with its number of carts.
+        ``adopt``: also finish the runs left unfinished (``expire`` only).
+        Returns ``({'expired': n, 'returned': n}, marked)`` (``marked``: the
+        carts this run's own write expired).
         """
-        returned = 0
-        cursor = self.collection.find(
-            {"status": "expiring", "expiry_run": run}, {"items.sku": 1}, batch_size=BATCH_SIZE
-        )
-        for chunk in batched(cursor, EXPIRY_CHUNK):
-            by_sku = {}
-            for cart in chunk:
-                for line in cart.get("items", []):
-                    by_sku.setdefault(line["sku"], set()).add(cart["_id"])
-            returned += _stock().return_reservations(by_sku)
-            if progress is not None:
-                progress(len(chunk))
-        expired = self.collection.update_many(
-            {"status": "expiring", "expiry_run": run},
-            {"$set": {"status": "expired", "last_modified": clock.now()}},
+        crashed = _runs().unfinished() if adopt else []
+        run = {"_id": secrets.token_hex(8), "stamp": clock.now(), "threshold": threshold, "cart_ids": cart_ids}
+        _runs().start(run)
+        marked = self._mark(run)
+        # Our own write has expired every live cart older than our threshold, so a crashed run
+        # with an older threshold (a longer timeout) has no carts left to mark; one with a newer
+        # one, or limited to some carts, is marked again on its own terms (cheap: indexed).
+        for other in crashed:
+            self._mark(other)
+        runs = [run, *crashed]
+        report = self._finish_expiring(runs) if progress is None else self._finish_expiring(runs, progress=progress)
+        return report, marked
+
+    def _mark(self, run):
+        """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one write).
+
+        Taken: carts in ``TAKEN_STATUSES`` idle since before ``run['threshold']``
+        (any age when None), among ``run['cart_ids']`` when set. A cart becomes
+        ``expired`` in its one write; the status and ``last_modified`` it gets
+        are what ``_finish_expiring`` reads it back by.
+        """
+        query = {"status": {"$in": list(TAKEN_STATUSES)}}
+        if run.get("threshold") is not None:
+            query["last_modified"] = {"$lt": run["threshold"]}
+        if run.get("cart_ids") is not None:
+            query["_id"] = {"$in": list(run["cart_ids"])}
+        return self.collection.update_many(
+            query, {"$set": {"status": "expired", "expiry_run": run["_id"], "last_modified": run["stamp"]}}
         ).modified_count
+
+    def _carts_of(self, runs):
+        """Stream the ``{_id, items.sku}`` of the carts the ``runs`` (documents) expired: one read each."""
+        for run in runs:
+            yield from self.collection.find(
+                {"status": "expired", "last_modified": run["stamp"], "expiry_run": run["_id"]},
+                {"items.sku": 1}, batch_size=BATCH_SIZE,
+            )
+
+    def _finish_expiring(self, runs, *, progress=None):
+        """Return the stock of the carts the ``runs`` (documents) expired, then forget the runs.
+
+        The carts are streamed (one read per run) and grouped by SKU,
+        ``EXPIRY_CHUNK`` carts at a time (bounded memory); each chunk's
+        reservations go back with one write per SKU
+        (``Inventory.objects.return_reservations``); then one delete forgets
+        the runs. ``progress(n)``, when given, is called after each chunk with
+        its number of carts. Returns ``{'expired': n, 'returned': n}``.
+        """
+        expired = returned = 0
+        by_sku, carts = {}, 0
+        for cart in self._carts_of(runs):
+            # Only the ids are kept, grouped by SKU: not the carts' documents.
+            for line in cart.get("items", []):
+                by_sku.setdefault(line["sku"], set()).add(cart["_id"])
+            carts += 1
+            if carts == EXPIRY_CHUNK:
+                returned += _stock().return_reservations(by_sku)
+                expired += carts
+                if progress is not None:
+                    progress(carts)
+                by_sku, carts = {}, 0
+        if carts:
+            returned += _stock().return_reservations(by_sku)
+            expired += carts
+            if progress is not None:
+                progress(carts)
+        _runs().finish([run["_id"] for run in runs])
         return {"expired": expired, "returned": returned}
 
 
@@ -195,7 +264,8 @@ class ReservationCleanup:
         concurrent ``expire_carts`` or a second run cannot return it twice.
         One streamed pass over the inventory documents holding stale
         reservations, settled ``BATCH_SIZE`` reservations at a time (bounded
-        memory: 1 read of their carts, at most 3 bulk writes); ``progress(n)``,
+        memory: 1 read of their carts per ``IDS_PER_READ`` carts, at most 3
+        bulk writes); ``progress(n)``,
         when given, is called after each batch with its number of reservations.
         Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
         """
@@ -203,7 +273,9 @@ class ReservationCleanup:
         moment = clock.now()
         report = {"refreshed": 0, "sold": 0, "returned": 0}
         for batch in batched(self._stale_entries(threshold), BATCH_SIZE):
-            carts = _carts().statuses_and_skus({entry["cart_id"] for _, entry in batch})
+            carts = {}
+            for ids in batched({entry["cart_id"] for _, entry in batch}, IDS_PER_READ):
+                carts.update(_carts().statuses_and_skus(ids))
             writes = {"refreshed": [], "sold": [], "returned": []}
             for sku, entry in batch:
                 cart_id = entry["cart_id"]

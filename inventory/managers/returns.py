@@ -44,7 +44,7 @@ class ReservationReturns:
         ``by_sku`` is ``{sku: set of cart ids}`` (the carts being expired;
         ``Cart.objects`` groups them). Whatever quantity such a cart's
         reservation holds when its SKU is written goes back (the carts are
-        ``expiring``, so no shopper can change them any more; a change
+        ``expired``, so no shopper can change them any more; a change
         already in flight finds its entry gone and rolls its line back).
         Round trips per ``SKUS_PER_BATCH`` SKUs: 1 read + 1 ``bulk_write``
         (one update per SKU that holds any), more only when a write loses a

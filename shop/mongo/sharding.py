@@ -26,7 +26,7 @@ from shop.mongo.indexes import MISSING, ensure_index, find_index
 
 #: The shop's collections the plan leaves unsharded (on the database's primary shard); Django's own
 #: (users, sessions, ...) stay unsharded too.
-UNSHARDED = ("categories", "counters", "payment_attempts", "stats.progress")
+UNSHARDED = ("categories", "counters", "expiry_runs", "payment_attempts", "stats.progress")
 
 #: ``(collection, shard key, unique)`` in the order they are sharded.
 SHARD_KEYS = [

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from inventory.exceptions import CartInactive, InadequateInventory, InventoryError
-from inventory.models import Cart, Inventory
+from inventory.models import Cart, ExpiryRun, Inventory
 from orders.checkout import place_order
 from orders.exceptions import CartChanged
 from orders.models import Order
@@ -206,7 +206,7 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
     outcome = {}
 
     def finish_after_a_checkout(extra):
-        # The cart is 'expiring': the shopper clicks "Pay" now.
+        # The cart is expired, its stock not back yet: the shopper clicks "Pay" now.
         try:
             checkout(cart.id)
         except CartInactive as error:
@@ -320,13 +320,16 @@ def test_failure_while_expire_returns_stock_is_finished_by_cleanup_or_the_next_r
     with pytest.raises(RuntimeError):
         Cart.objects.expire(60)
     monkeypatch.undo()
-    assert cart_doc(cart.id)["status"] == "expiring"
+    # The cart is expired (no shopper can change it) and its run is recorded as unfinished.
+    assert cart_doc(cart.id)["status"] == "expired"
+    assert [run["_id"] for run in ExpiryRun.objects.unfinished()] == [cart_doc(cart.id)["expiry_run"]]
     assert inventory("A")["qty"] == 3
     age_reservations(7200)
     assert Inventory.objects.cleanup(3600)["returned"] == 1
     assert Cart.objects.expire(60) == {"expired": 1, "returned": 0}
     assert inventory("A")["qty"] == 5
     assert cart_doc(cart.id)["status"] == "expired"
+    assert ExpiryRun.objects.unfinished() == []
     assert_invariant()
 
 

@@ -66,6 +66,29 @@ def test_cleanup_settles_every_batch_with_a_bounded_number_of_round_trips(monkey
     assert inventory("A")["qty"] == inventory("B")["qty"] == 47
 
 
+def test_check_and_cleanup_read_the_carts_a_few_ids_at_a_time(monkeypatch):
+    """The local server matches ``$in`` in n * n: carts are read ``IDS_PER_READ`` ids at a time."""
+    from inventory.managers import recovery
+
+    monkeypatch.setattr(recovery, "IDS_PER_READ", 3)
+    monkeypatch.setattr(invariant, "IDS_PER_READ", 3)
+    stock("A", 50)
+    for _ in range(7):
+        add(Cart.objects.create_cart().id, "A", 1)
+    age_reservations(7200)
+
+    def cart_reads(ops):
+        return [len(command["filter"]["_id"]["$in"]) for (collection, op), command
+                in zip(ops.operations, ops.commands) if (collection, op) == ("carts", "find")]
+
+    with count_operations() as ops:
+        assert invariant.check_invariant(Order.objects.sold_by_sku) == []
+    assert sorted(cart_reads(ops)) == [1, 3, 3]
+    with count_operations() as ops:
+        assert Inventory.objects.cleanup(3600) == {"refreshed": 7, "sold": 0, "returned": 0}
+    assert sorted(cart_reads(ops)) == [1, 3, 3]
+
+
 @pytest.mark.parametrize("command", [("expire_carts", "--timeout", "60"), ("cleanup_inventory",),
                                      ("check_inventory",), ("rollup_stats", "--lag", "0")])
 def test_quiet_commands_write_nothing_and_still_log(command, caplog):

@@ -9,7 +9,9 @@ which it empties first. It loads the Chinook
 catalog, generates ``--events`` events (70% product views, 20% add-to-cart,
 10% sales) spread evenly over the last ``--days`` days across the 347 SKUs,
 rolls them all up, then records ``--new`` events in the last hour and rolls
-up again. It prints the wall time of each run and the peak memory: the
+up again. It prints the wall time of each run, the documents of each level
+(``stats.hourly``: one per key and day, with the hourly buckets inside) and
+the peak memory: the
 process's peak resident size (``resource.getrusage``; the data lives in the
 server's process) and, with ``--tracemalloc``, the peak of
 Python allocations during each run (slower).
@@ -125,8 +127,12 @@ def main():
     if options.generate_only:
         return
     timed_rollup("full rollup", options.tracemalloc)
-    buckets = {level.name: get_collection(level.collection).estimated_document_count() for level in LEVELS}
-    print("buckets: " + ", ".join(f"{n:,} {name}" for name, n in buckets.items()), flush=True)
+    documents = {level.name: get_collection(level.collection).estimated_document_count() for level in LEVELS}
+    # stats.hourly holds a key's day of hours per document: count its hours too (one aggregate, untimed).
+    hours = next(get_collection("stats.hourly").aggregate(
+        [{"$group": {"_id": None, "n": {"$sum": {"$size": "$hours"}}}}]), {"n": 0})["n"]
+    print(f"documents: {documents.pop('hourly'):,} hourly (key and day, holding {hours:,} hourly buckets), "
+          + ", ".join(f"{n:,} {name}" for name, n in documents.items()), flush=True)
 
     insert(options.new, skus, now - datetime.timedelta(hours=1), 3600, rng)
     timed_rollup(f"incremental rollup after {options.new:,} new events", options.tracemalloc)

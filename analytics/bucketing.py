@@ -19,9 +19,9 @@ one pass and one write per bucket. Pure functions: no database access here.
 ``{_id: "<k>|<day>Z", k, d: the day, kind, ref, hours: [{h: 0..23, *MEASURES,
 mean}, ...]}``, only the hours with events, in order), MongoDB's
 "pre-aggregated reports" shape: on SecantusDB a year of a busy shop's
-1.2 million (key, hour) buckets cost about 200 µs each to insert with their
-index entries and as much to read back; as about 140,000 (key, day)
-documents they cost a ninth of that. The other levels keep one document per
+1.1 million (key, hour) buckets cost about 200 µs each to insert with their
+index entries and about 60 µs each to read back; as about 140,000 (key, day)
+documents they cost about an eighth of that. The other levels keep one document per
 key and period (``bucket_documents``); ``source_measures`` reads either.
 """
 

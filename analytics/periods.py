@@ -9,7 +9,7 @@ functions work on aware UTC datetimes.
 ``stats.hourly`` stores one document per key and UTC *day* holding that day's
 hours (``Level.span`` ``"day"``: MongoDB's "pre-aggregated reports" shape),
 every other level one document per key and period: a year of a busy shop
-is about 1.2 million (key, hour) buckets but about 140,000 (key, day)
+is about 1.1 million (key, hour) buckets but about 140,000 (key, day)
 documents, and each stored document costs its insert and its index entries.
 """
 

@@ -6,7 +6,8 @@
 * ``RollupProgress`` (``stats.progress``): how far the rollups got;
   ``RollupProgress.objects`` (``analytics/managers/rollups.py``) runs them.
 * ``HourlyStat`` ... ``YearlyStat`` (``stats.hourly`` ... ``stats.yearly``,
-  the levels of ``analytics/periods.py``): one bucket per key and period,
+  the levels of ``analytics/periods.py``): one bucket per key and period
+  (``stats.hourly``: one document per key and day holding its hours),
   with a string ``_id`` (``"<key>|<period start>"``, what ``$merge`` needs
   to replace a bucket in place). Only the rollups' pipelines write them.
 """
@@ -108,6 +109,11 @@ class Bucket(models.Model):
 
 
 class HourlyStat(Bucket):
+    """One key's day of hourly buckets: ``d`` is the day (00:00 UTC), and the stored document holds
+    ``hours: [{h: 0..23, total, count, mean, units, views, carts, live_count}, ...]`` instead of
+    the measures (``analytics.bucketing.day_documents``; read them with
+    ``RollupProgress.objects.buckets("hourly", ...)``)."""
+
     class Meta(Bucket.Meta):
         db_table = "stats.hourly"
 

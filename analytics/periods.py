@@ -5,6 +5,12 @@ and ``stats.daily`` -> ``stats.monthly`` -> ``stats.yearly``, each ``Level``
 naming its collection (``level.collection``); the index specs, the rollups and
 the sharding plan read the ``stats.*`` collection names from here. The period
 functions work on aware UTC datetimes.
+
+``stats.hourly`` stores one document per key and UTC *day* holding that day's
+hours (``Level.span`` ``"day"``: MongoDB's "pre-aggregated reports" shape),
+every other level one document per key and period: a year of a busy shop
+is about 1.1 million (key, hour) buckets but about 140,000 (key, day)
+documents, and each stored document costs its insert and its index entries.
 """
 
 import datetime
@@ -15,11 +21,18 @@ from shop import clock
 
 @dataclass(frozen=True)
 class Level:
-    """One rollup level: its name, the level it is rolled up from (None: the events), its period."""
+    """One rollup level: its name, the level it is rolled up from (None: the events), its period
+    (``unit``) and the period one stored document spans (``span``: ``unit`` unless given)."""
 
     name: str
     source: str | None
     unit: str
+    span_unit: str | None = None
+
+    @property
+    def span(self):
+        """The period one stored document of the level covers: ``span_unit`` or ``unit``."""
+        return self.span_unit or self.unit
 
     @property
     def collection(self):
@@ -29,7 +42,7 @@ class Level:
 
 #: Seed 001's hierarchy, in the order a run writes it.
 LEVELS = [
-    Level("hourly", None, "hour"),
+    Level("hourly", None, "hour", "day"),
     Level("daily", "hourly", "day"),
     Level("weekly", "daily", "week"),
     Level("monthly", "daily", "month"),
@@ -101,3 +114,18 @@ def ranges_covering(unit, starts, max_ranges=16):
                 joined[-1][1] = ranges[i][1]
         ranges = joined
     return [tuple(r) for r in ranges]
+
+
+def widen(unit, ranges):
+    """``ranges`` (``(start, end)`` pairs, aware UTC, in order) widened to whole ``unit`` periods,
+    overlapping and adjacent ones joined: e.g. hour ranges to the days holding them."""
+    widened = []
+    for start, end in ranges:
+        start = period_start(unit, start)
+        last = period_start(unit, end - datetime.timedelta(microseconds=1))
+        end = period_end(unit, last)
+        if widened and widened[-1][1] >= start:
+            widened[-1][1] = max(widened[-1][1], end)
+        else:
+            widened.append([start, end])
+    return [tuple(r) for r in widened]

@@ -5,8 +5,9 @@ Rolls the events up into ``stats.hourly`` -> ``stats.daily`` ->
 (seed 001 used map-reduce, deprecated since MongoDB 5.0): each level's
 periods a window at a time, one streamed ``find`` grouped in the process
 (``analytics/bucketing.py``) and bulk upserts of the buckets; the levels and
-periods are in ``analytics/periods.py``. Reads the buckets back for the
-dashboard.
+periods are in ``analytics/periods.py``. ``stats.hourly`` stores one document
+per key and day holding its hours (``bucketing.day_documents``). Reads the
+buckets back for the dashboard.
 """
 
 import datetime
@@ -24,26 +25,43 @@ from ..bucketing import (
     BUCKET_FIELDS,
     EVENT_FIELDS,
     bucket_documents,
+    day_documents,
+    hour_rows,
     hourly_buckets,
     hours_between,
     keys_by_sku,
     level_buckets,
     windows,
 )
-from ..periods import LEVELS, LEVELS_BY_NAME, period_start, ranges_covering
+from ..periods import LEVELS, LEVELS_BY_NAME, period_start, ranges_covering, widen
 from ..pipelines import MEASURES, each, period_expression, period_filter
 
 
 PROGRESS_ID = "events"
-#: Periods of each level recomputed per window (one read, a few bulk writes): a week of hours,
-#: a fortnight of days (~30,000 hourly buckets on a busy shop), ...; bounds the memory of a run.
+#: Periods of each level recomputed per window (one read, a few bulk writes): a week of hours
+#: (whole days: ``stats.hourly`` stores a day per document), a fortnight of days (~30,000
+#: hourly buckets of a busy shop read), ...; bounds the memory of a run.
 WINDOW = {"hour": 24 * 7, "day": 14, "week": 8, "month": 3, "year": 1}
 #: Buckets per bulk write.
 WRITE_BATCH = 1000
 #: What a stored bucket is compared on (``k`` and ``d`` are in its ``_id``).
-STORED_FIELDS = {"_id": 1, "kind": 1, "ref": 1, "mean": 1, **{m: 1 for m in MEASURES}}
+STORED_FIELDS = {"_id": 1, "kind": 1, "ref": 1, "mean": 1, "hours": 1, **{m: 1 for m in MEASURES}}
 #: Documents per round trip of the streamed reads (a ``getMore`` per batch after the first).
 READ_BATCH = 5000
+
+
+def level_windows(level, ranges):
+    """The ``(start, end)`` windows ``roll_level`` recomputes for ``level``'s periods in ``ranges``.
+
+    Whole stored documents: for ``stats.hourly`` (a day per document) the
+    ranges of hours are widened to the days holding them and a window is
+    ``WINDOW["hour"] // 24`` days (at least 1); other levels ``WINDOW[unit]``
+    periods.
+    """
+    if level.span == level.unit:
+        return list(windows(level.unit, ranges, WINDOW[level.unit]))
+    # Only the hourly level spans more than its unit (a day of hours per document).
+    return list(windows(level.span, widen(level.span, ranges), max(1, WINDOW[level.unit] // 24)))
 
 
 def batched(iterable, size):
@@ -171,8 +189,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             periods[level.name] = {period_start(level.unit, h) for h in hours}
         ranges = {level.name: ranges_covering(level.unit, periods[level.name]) for level in LEVELS}
         if progress is not None:
-            progress(0, sum(sum(1 for _ in windows(level.unit, ranges[level.name], WINDOW[level.unit]))
-                            for level in LEVELS))
+            progress(0, sum(len(level_windows(level, ranges[level.name])) for level in LEVELS))
         for level in LEVELS:
             if periods[level.name]:
                 if progress is None:
@@ -212,29 +229,32 @@ class RollupManager(MongoCollectionMixin, models.Manager):
     def roll_level(self, level, ranges, progress=None):
         """Recompute (replace) the buckets of ``level`` for the periods in ``ranges``.
 
-        A window of ``WINDOW[level.unit]`` periods at a time (bounded memory):
+        A window of periods at a time (``level_windows``; bounded memory):
         one streamed ``find`` of the events (hourly) or of the level below,
         grouped in the process (``analytics.bucketing``; ``READ_BATCH``
-        documents per round trip), and the window's buckets written in bulk
+        documents per round trip), and the window's documents written in bulk
         (``_replace_buckets``: one read of the stored ones, then new ones
         inserted and changed ones replaced, ``WRITE_BATCH`` per round trip).
+        The hourly level recomputes whole days (a ``stats.hourly`` document
+        holds a key's day of hours): every event of the days holding the
+        hours in ``ranges``.
         The hourly level first reads the products' categories and the
         categories' ancestors (2 reads).
         ``progress(n)``, when given, is called after each window (``n`` = 1).
-        Returns the number of buckets written (unchanged ones are not).
+        Returns the number of documents written (unchanged ones are not).
         """
         keys_of = self._keys_by_sku() if level.source is None else None
         written = 0
-        for start, end in windows(level.unit, ranges, WINDOW[level.unit]):
+        for start, end in level_windows(level, ranges):
             if keys_of is not None:
                 events = self.get_collection("events").find({"ts": {"$gte": start, "$lt": end}}, EVENT_FIELDS,
                                                             batch_size=READ_BATCH)
-                buckets = hourly_buckets(events, keys_of)
+                documents = day_documents(hourly_buckets(events, keys_of))
             else:
                 sources = self.get_collection(LEVELS_BY_NAME[level.source].collection).find(
                     {"d": {"$gte": start, "$lt": end}}, BUCKET_FIELDS, batch_size=READ_BATCH)
-                buckets = level_buckets(level.unit, sources)
-            written += self._replace_buckets(level.collection, buckets, start, end)
+                documents = bucket_documents(level_buckets(level.unit, sources))
+            written += self._replace_buckets(level.collection, documents, start, end)
             if progress is not None:
                 progress(1)
         return written
@@ -245,8 +265,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         categories = self.get_collection("categories").find({}, {"_id": 1, "ancestors._id": 1})
         return keys_by_sku(products, list(categories))
 
-    def _replace_buckets(self, collection, buckets, start, end):
-        """Replace the window ``[start, end)``'s ``buckets`` in ``collection``; how many were written.
+    def _replace_buckets(self, collection, documents, start, end):
+        """Replace the window ``[start, end)``'s bucket ``documents`` in ``collection``; how many were
+        written.
 
         One read of the buckets stored for the window (index ``period``);
         the new ones are inserted (``insert_many``, ``WRITE_BATCH`` per round
@@ -261,11 +282,11 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         stored = {d.pop("_id"): d for d in target.find({"d": {"$gte": start, "$lt": end}}, STORED_FIELDS,
                                                        batch_size=READ_BATCH)}
         fresh, changed = [], []
-        for document in bucket_documents(buckets):
+        for document in documents:
             before = stored.get(document["_id"])
             if before is None:
                 fresh.append(document)
-            elif any(before.get(field) != document[field] for field in STORED_FIELDS if field != "_id"):
+            elif any(before.get(field) != document.get(field) for field in STORED_FIELDS if field != "_id"):
                 changed.append(document)
         for batch in batched(fresh, WRITE_BATCH):
             try:
@@ -286,10 +307,18 @@ class RollupManager(MongoCollectionMixin, models.Manager):
 
         ``key``: ``"store"``, ``"sku:<SKU>"`` or ``"category:<id>"``. Each
         bucket: ``{d (aware UTC), total (cents), count, mean, units, views, carts}``.
-        Raises KeyError for an unknown level.
+        ``"hourly"`` reads the day documents holding ``[start, end)`` and
+        returns their hours in it. Raises KeyError for an unknown level.
         """
+        found = LEVELS_BY_NAME[level]
+        if found.span != found.unit:
+            first = None if start is None else period_start(found.span, start)
+            cursor = self.get_collection(found.collection).find(
+                {"k": key, **period_filter(first, end)}, {"_id": 0, "d": 1, "hours": 1}).sort("d", ASCENDING)
+            return [row for document in cursor for row in hour_rows(document)
+                    if (start is None or row["d"] >= start) and (end is None or row["d"] < end)]
         query = {"k": key, **period_filter(start, end)}
-        cursor = self.get_collection(LEVELS_BY_NAME[level].collection).find(
+        cursor = self.get_collection(found.collection).find(
             query, {"_id": 0, "d": 1, "mean": 1, **{m: 1 for m in MEASURES}}
         ).sort("d", ASCENDING)
         return [{**d, "d": clock.aware(d["d"])} for d in cursor]
@@ -310,10 +339,13 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         One aggregate: the buckets summed per key, ordered by revenue then
         units, with the product's title or the category's name and slug
         joined in (``$lookup``). Returns ``[{ref, name, slug, total, units,
-        count}, ...]``. Raises ValueError for another kind.
+        count}, ...]``. Raises ValueError for another kind, or for ``"hourly"``
+        (its documents hold a day of hours: sum the ``"daily"`` level instead).
         """
         if kind not in ("sku", "category"):
             raise ValueError(f"Unknown kind {kind!r}.")
+        if LEVELS_BY_NAME[level].span != LEVELS_BY_NAME[level].unit:
+            raise ValueError(f"The best sellers are summed from the daily level or above, not {level!r}.")
         match = {"kind": kind, **period_filter(start, end)}
         if kind == "sku":
             join = {"from": "products", "localField": "_id", "foreignField": "sku", "as": "named"}

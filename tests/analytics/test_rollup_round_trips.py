@@ -140,3 +140,59 @@ def test_grouping_counts_a_sale_once_in_each_key():
     assert buckets[("category:music", at(2021, 1, 1, 10))] == ["category", "music", 800, 2, 3, 1, 0, 1]
     assert buckets[("store", at(2021, 1, 1, 11))] == ["store", None, 100, 1, 1, 0, 0, 1]
     assert ("sku:Z", at(2021, 1, 1, 11)) in buckets and len(buckets) == 5 + 2
+
+
+def test_hourly_documents_hold_a_key_s_day_of_hours(shop):  # noqa: F811
+    """stats.hourly: one document per key and day (the pre-aggregated reports shape), its hours in
+    order; the hourly buckets read back through the manager, cut to the range asked."""
+    add_sales([(at(2021, 3, 1, 3, 10), "A", 1, 100), (at(2021, 3, 1, 3, 40), "A", 2, 400),
+               (at(2021, 3, 1, 17, 5), "A", 1, 100), (at(2021, 3, 2, 0, 30), "A", 1, 100)])
+    RollupProgress.objects.rollup()
+    documents = list(get_collection("stats.hourly").find({"k": "sku:A"}).sort("d", 1))
+    assert [d["_id"] for d in documents] == ["sku:A|2021-03-01T00:00:00Z", "sku:A|2021-03-02T00:00:00Z"]
+    assert [(h["h"], h["total"], h["count"], h["units"]) for h in documents[0]["hours"]] == [
+        (3, 500, 2, 3), (17, 100, 1, 1)]
+    # store, sku:A and its 3 categories (Metal, Rock, Music), each on 2 days.
+    assert get_collection("stats.hourly").count_documents({}) == 5 * 2
+    rows = RollupProgress.objects.buckets("hourly", "sku:A", at(2021, 3, 1, 4), at(2021, 3, 2, 1))
+    assert [(r["d"], r["total"], r["mean"]) for r in rows] == [
+        (at(2021, 3, 1, 17), 100, 100), (at(2021, 3, 2, 0), 100, 100)]
+    assert figures("daily", "sku:A", at(2021, 3, 1)) == (600, 3, 4)
+
+
+def test_a_late_event_recomputes_the_whole_day_of_its_hour(shop):  # noqa: F811
+    """A new event in one hour rewrites that key's day document from every event of the day: the
+    day's other hours stay in it."""
+    add_sales([(at(2021, 3, 1, 3, 10), "A", 1, 100), (at(2021, 3, 1, 17, 5), "A", 1, 100)])
+    RollupProgress.objects.rollup()
+    add_sales([(at(2021, 3, 1, 17, 50), "A", 1, 300)], prefix="late")
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    finds = [op for collection, op in ops.operations if collection == "events"]
+    assert finds == ["aggregate", "find"]  # the hours touched, then the one day's events
+    assert [(r["d"], r["total"], r["count"]) for r in RollupProgress.objects.buckets("hourly", "sku:A")] == [
+        (at(2021, 3, 1, 3), 100, 1), (at(2021, 3, 1, 17), 400, 2)]
+    assert figures("daily", "sku:A", at(2021, 3, 1)) == (500, 3, 3)
+
+
+def test_the_best_sellers_are_not_summed_from_the_hourly_level(shop):  # noqa: F811
+    import pytest
+
+    with pytest.raises(ValueError):
+        RollupProgress.objects.top("sku", "hourly")
+
+
+def test_widen_joins_hour_ranges_into_whole_days():
+    from analytics.periods import widen
+
+    ranges = [(at(2021, 1, 1, 5), at(2021, 1, 1, 6)), (at(2021, 1, 1, 23), at(2021, 1, 2, 1)),
+              (at(2021, 1, 5, 0), at(2021, 1, 6, 0))]
+    assert widen("day", ranges) == [(at(2021, 1, 1), at(2021, 1, 3)), (at(2021, 1, 5), at(2021, 1, 6))]
+
+
+def test_hourly_windows_are_whole_days(monkeypatch):
+    hourly = LEVELS[0]
+    assert rollups.level_windows(hourly, [(at(2021, 1, 1, 5), at(2021, 1, 20, 6))]) == [
+        (at(2021, 1, 1), at(2021, 1, 8)), (at(2021, 1, 8), at(2021, 1, 15)), (at(2021, 1, 15), at(2021, 1, 21))]
+    monkeypatch.setattr(rollups, "WINDOW", {**rollups.WINDOW, "hour": 1})
+    assert len(rollups.level_windows(hourly, [(at(2021, 1, 1, 5), at(2021, 1, 3, 6))])) == 3

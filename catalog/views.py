@@ -36,7 +36,7 @@ def category(request, slug):
         node = Category.objects.get_by_slug(slug)
     except Category.DoesNotExist:
         raise Http404("No such category.") from None
-    descendants, top = Category.objects.subtree_and_top_level(node)
+    subcategories, top = Category.objects.children_and_top_level(node)
     sort = request.GET.get("sort", DEFAULT_SORT)
     if sort not in SORTS:
         sort = DEFAULT_SORT
@@ -54,7 +54,7 @@ def category(request, slug):
         "category": node,
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs),
-        "subcategories": [d for d in descendants if d.parent_id == node.pk],
+        "subcategories": subcategories,
         "page": page,
         "sort": sort,
         "sort_labels": SORT_LABELS,

@@ -90,21 +90,23 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         cursor = self.read_collection.find({"ancestors._id": category.pk})
         return in_tree_order([self.from_document(d) for d in cursor])
 
-    def subtree_and_top_level(self, category):
-        """The descendants of ``category`` and the top categories, for a category page.
+    def children_and_top_level(self, category):
+        """The subcategories of ``category`` and the top categories, for a category page.
 
-        Returns ``(descendants, top_level)``: the descendants in tree order,
-        the top categories in sibling order; both hold name, slug, parent and
-        position only. The
-        top categories feed the navigation, so the page needs no other
-        category query. Two reads, each served by its index (``ancestors._id``,
-        ``parent_id``): as one ``$or`` query MongoDB serves it from both
-        indexes, but SecantusDB 0.7.0b3 scans the collection for any ``$or``.
+        Returns ``(children, top_level)``: the direct subcategories and the
+        top categories, each in sibling order (``position``), holding name,
+        slug, parent and position only. The top categories feed the
+        navigation, so the page needs no other category query. Two reads,
+        each cached and served by the ``parent_id`` index (as one ``$or``
+        query MongoDB serves it from the index, but SecantusDB 0.7.0b3 scans
+        the collection for any ``$or``). Only the children are read: a top
+        category of the generated catalog has about 500 categories below
+        it, and turning them all into models cost a warm page 12 ms.
         """
-        documents = cached("subtree", category.pk, lambda: list(
-            self.read_collection.find({"ancestors._id": category.pk}, _TREE_FIELDS)))
-        descendants = [self.from_document(document, _TREE_FIELD_NAMES) for document in documents]
-        return in_tree_order(descendants), self.top_level()
+        documents = cached("children", category.pk, lambda: list(
+            self.read_collection.find({"parent_id": category.pk}, _TREE_FIELDS)))
+        children = sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in documents), key=sibling_key)
+        return children, self.top_level()
 
     def with_top_level(self, ids):
         """The categories ``ids`` and the top categories, for a product page.
@@ -112,7 +114,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         Returns ``(categories, top_level)``: the categories among ``ids``
         (with ancestors, for breadcrumbs) in the order of ``ids``, and the top
         categories in sibling order. Two indexed reads (one when ``ids`` is empty),
-        not one ``$or``: see ``subtree_and_top_level``.
+        not one ``$or``: see ``children_and_top_level``.
         """
         ids = list(ids)
         documents = cached("categories", tuple(ids), lambda: list(

@@ -100,3 +100,23 @@ def test_a_product_view_is_sent_unacknowledged_and_stored(shop):
     assert len(inserts) == 1 and inserts[0]["writeConcern"] == {"w": 0}
     # The thread's next operation goes over the same connection, after the insert.
     assert Event.objects.collection.count_documents({"type": "view", "sku": "SKU-A"}) == before + 1
+
+
+def test_a_warm_category_page_reads_its_children_not_its_subtree(make_tree, monkeypatch):
+    """A top category with 3 children of 4 leaves each: the page's subcategories are the 3
+    children, and a warm request turns no more categories into models than the children
+    and the top categories (not the 15 below it)."""
+    from catalog.managers.categories import CategoryManager
+
+    tree = make_tree({"Top": {f"Mid {m}": {f"Leaf {m}-{n}": {} for n in range(4)} for m in range(3)},
+                      "Other": {}})
+    reader = Client()
+    response = reader.get("/c/top/")
+    assert [c.name for c in response.context["subcategories"]] == ["Mid 0", "Mid 1", "Mid 2"]
+    made = []
+    convert = CategoryManager.from_document
+    monkeypatch.setattr(CategoryManager, "from_document",
+                        lambda self, *args, **kwargs: made.append(1) or convert(self, *args, **kwargs))
+    reader.get("/c/top/")
+    assert len(made) <= 3 + 2 + 1  # the children, the top categories, the category itself
+    assert tree["Leaf 0-0"].pk  # the leaves exist, below the children

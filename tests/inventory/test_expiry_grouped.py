@@ -4,26 +4,20 @@ Round trips and writes are counted (machine-independent); races between the
 read and the compare-and-set of a SKU are forced with hooks and with threads.
 """
 
-import threading
 
 from inventory.managers import returns
 from inventory.models import Cart, Inventory
 from shop.mongo.counter import count_operations
 
-from tests.support.inventory import add, age_carts, assert_invariant, cart_doc, inventory, stock
+from tests.support.inventory import (add, age_carts, assert_invariant, assert_shoppers_kept_their_units, cart_doc,
+                                     expire_beside_shoppers, fill_carts, inventory, stock)
 
 SKUS = ["A", "B", "C"]
 
 
 def fill(carts, skus=SKUS, qty=1):
     """``carts`` active carts, each holding ``qty`` of every SKU of ``skus``; their ids."""
-    ids = []
-    for _ in range(carts):
-        cart = Cart.objects.create_cart()
-        for sku in skus:
-            add(cart.id, sku, qty)
-        ids.append(cart.id)
-    return ids
+    return fill_carts(carts, skus, qty)
 
 
 def test_expiry_writes_grow_with_the_skus_touched_not_the_carts():
@@ -116,37 +110,6 @@ def test_expiry_racing_shoppers_in_threads_keeps_every_unit():
         stock(sku, 500)
     old = fill(30)
     age_carts(120)
-    errors = []
-    barrier = threading.Barrier(5)
-
-    def shop():
-        try:
-            barrier.wait()
-            cart = Cart.objects.create_cart()
-            for sku in SKUS:
-                add(cart.id, sku, 2)
-                Cart.objects.update_quantity(cart.id, sku, 1)
-                add(cart.id, sku, 1)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    def expire():
-        try:
-            barrier.wait()
-            Cart.objects.expire(60)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=shop) for _ in range(4)] + [threading.Thread(target=expire)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors, _ = expire_beside_shoppers(SKUS, shoppers=4, runs=1)
     assert not errors, errors
-    assert all(cart_doc(c)["status"] == "expired" for c in old)
-    for sku in SKUS:
-        carted = inventory(sku)["carted"]
-        assert not {e["cart_id"] for e in carted} & set(old)
-        assert sorted(e["qty"] for e in carted) == [2, 2, 2, 2]
-        assert inventory(sku)["qty"] == 500 - 8
-    assert_invariant()
+    assert_shoppers_kept_their_units(old, SKUS, shoppers=4, stocked=500)

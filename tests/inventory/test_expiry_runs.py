@@ -6,7 +6,6 @@ Crashes are injected (a ``BaseException`` no except clause of the shop catches, 
 dying); races are forced with hooks and with threads.
 """
 
-import threading
 
 import pytest
 
@@ -14,7 +13,8 @@ from inventory.managers import recovery
 from inventory.models import Cart, ExpiryRun, Inventory
 from shop.mongo.counter import count_operations
 
-from tests.support.inventory import add, age_carts, assert_invariant, cart_doc, hook_inventory, inventory, stock
+from tests.support.inventory import (age_carts, assert_invariant, assert_shoppers_kept_their_units, cart_doc,
+                                     expire_beside_shoppers, fill_carts, hook_inventory, inventory, stock)
 
 SKUS = ["A", "B", "C"]
 
@@ -25,13 +25,7 @@ class Crash(BaseException):
 
 def fill(carts, skus=SKUS, qty=1):
     """``carts`` active carts, each holding ``qty`` of every SKU of ``skus``; their ids."""
-    ids = []
-    for _ in range(carts):
-        cart = Cart.objects.create_cart()
-        for sku in skus:
-            add(cart.id, sku, qty)
-        ids.append(cart.id)
-    return ids
+    return fill_carts(carts, skus, qty)
 
 
 def all_back(skus=SKUS, qty=10):
@@ -196,41 +190,10 @@ def test_concurrent_runs_and_shoppers_in_threads_keep_every_unit():
         stock(sku, 500)
     old = fill(20)
     age_carts(120)
-    errors, reports = [], []
-    barrier = threading.Barrier(6)
-
-    def shop():
-        try:
-            barrier.wait()
-            cart = Cart.objects.create_cart()
-            for sku in SKUS:
-                add(cart.id, sku, 2)
-                Cart.objects.update_quantity(cart.id, sku, 1)
-                add(cart.id, sku, 1)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    def expire():
-        try:
-            barrier.wait()
-            reports.append(Cart.objects.expire(60))
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=shop) for _ in range(3)] + [threading.Thread(target=expire) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    errors, _ = expire_beside_shoppers(SKUS, shoppers=3, runs=3)
     assert not errors, errors
-    assert all(cart_doc(c)["status"] == "expired" for c in old)
-    for sku in SKUS:
-        carted = inventory(sku)["carted"]
-        assert not {e["cart_id"] for e in carted} & set(old)
-        assert sorted(e["qty"] for e in carted) == [2, 2, 2]
-        assert inventory(sku)["qty"] == 500 - 6
+    assert_shoppers_kept_their_units(old, SKUS, shoppers=3, stocked=500)
     assert ExpiryRun.objects.unfinished() == []
-    assert_invariant()
 
 
 def test_expiry_streams_the_carts_of_a_large_run_in_chunks(monkeypatch):

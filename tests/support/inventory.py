@@ -1,6 +1,7 @@
 """Helpers for the inventory tests: stock, aging, interleaving hooks, the invariant."""
 
 import datetime
+import threading
 
 from inventory.invariant import check_invariant
 from inventory.models import Cart, Inventory
@@ -93,3 +94,60 @@ def hook_inventory(monkeypatch, method, hook):
 
     monkeypatch.setattr(InventoryManager, "collection", property(patched))
     return proxy
+
+
+def fill_carts(carts, skus, qty=1):
+    """``carts`` active carts, each holding ``qty`` of every SKU of ``skus``; their ids."""
+    ids = []
+    for _ in range(carts):
+        cart = Cart.objects.create_cart()
+        for sku in skus:
+            add(cart.id, sku, qty)
+        ids.append(cart.id)
+    return ids
+
+
+def expire_beside_shoppers(skus, shoppers, runs, timeout=60):
+    """Start ``shoppers`` threads, each filling a fresh cart with 2 of every SKU of ``skus`` (add 2,
+    change to 1, add 1), and ``runs`` threads calling ``Cart.objects.expire(timeout)``, all at
+    once. Returns ``(errors, reports)``: what any thread raised, and each run's report."""
+    errors, reports = [], []
+    barrier = threading.Barrier(shoppers + runs)
+
+    def shop():
+        try:
+            barrier.wait()
+            cart = Cart.objects.create_cart()
+            for sku in skus:
+                add(cart.id, sku, 2)
+                Cart.objects.update_quantity(cart.id, sku, 1)
+                add(cart.id, sku, 1)
+        except BaseException as error:  # noqa: BLE001 - reported to the caller
+            errors.append(error)
+
+    def expire():
+        try:
+            barrier.wait()
+            reports.append(Cart.objects.expire(timeout))
+        except BaseException as error:  # noqa: BLE001 - reported to the caller
+            errors.append(error)
+
+    threads = [threading.Thread(target=shop) for _ in range(shoppers)] + [
+        threading.Thread(target=expire) for _ in range(runs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors, reports
+
+
+def assert_shoppers_kept_their_units(old_carts, skus, shoppers, stocked):
+    """After ``expire_beside_shoppers``: every cart of ``old_carts`` expired with its units back,
+    and each SKU holds exactly the shoppers' reservations (2 units each) out of ``stocked``."""
+    assert all(cart_doc(c)["status"] == "expired" for c in old_carts)
+    for sku in skus:
+        carted = inventory(sku)["carted"]
+        assert not {e["cart_id"] for e in carted} & set(old_carts)
+        assert sorted(e["qty"] for e in carted) == [2] * shoppers
+        assert inventory(sku)["qty"] == stocked - 2 * shoppers
+    assert_invariant()

@@ -58,10 +58,20 @@ def batched(iterable, size):
         yield batch
 
 
-def return_entry(cart_id, sku, qty):
+def return_entry(cart_id, sku, qty, timestamp=None):
     """The filter and update (a pair) that give back cart ``cart_id``'s reservation of ``sku``
-    to ``qty``, matching only while that reservation holds ``qty`` units."""
-    return ({"_id": sku, "carted": {"$elemMatch": {"cart_id": cart_id, "qty": qty}}},
+    to ``qty``, matching only while that reservation holds ``qty`` units.
+
+    ``timestamp`` (the entry's, as read) narrows the match to that very entry:
+    ``cleanup`` decides from reads made before its write, and in between the
+    shopper may have released the entry and reserved the same quantity again
+    (a new entry, a new timestamp) and checked out; returning that one would
+    sell its units and put them back on the shelf too.
+    """
+    entry = {"cart_id": cart_id, "qty": qty}
+    if timestamp is not None:
+        entry["timestamp"] = timestamp
+    return ({"_id": sku, "carted": {"$elemMatch": entry}},
             {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}})
 
 
@@ -259,9 +269,10 @@ class ReservationCleanup:
         (first pass); drops those of complete carts without returning them
         (the units are sold: checkout crashed before its pull); returns the
         others (cart expired, expiring or gone, or a live cart without the
-        line: a removal that crashed halfway) to ``qty``, each with a
-        write conditional on the entry still holding that quantity, so a
-        concurrent ``expire_carts`` or a second run cannot return it twice.
+        line: a removal that crashed or is in flight) to ``qty``, each with
+        a write conditional on that very entry (its quantity and timestamp as
+        read), so a concurrent ``expire_carts`` or a second run cannot return
+        it twice, nor this run a reservation the shopper made again since.
         One streamed pass over the inventory documents holding stale
         reservations, settled ``BATCH_SIZE`` reservations at a time (bounded
         memory: 1 read of their carts per ``IDS_PER_READ`` carts, at most 3
@@ -291,7 +302,10 @@ class ReservationCleanup:
                         {"$pull": {"carted": {"cart_id": cart_id}}},
                     ))
                 else:
-                    writes["returned"].append(UpdateOne(*return_entry(cart_id, sku, entry["qty"])))
+                    # The entry as read, timestamp included (``return_entry``): the cart may be
+                    # live without the line because its removal is in flight, and the shopper
+                    # may add the SKU again before this write.
+                    writes["returned"].append(UpdateOne(*return_entry(cart_id, sku, entry["qty"], entry["timestamp"])))
             # One bulk per kind, so that each kind's count is that bulk's own.
             for kind, kind_writes in writes.items():
                 if kind_writes:

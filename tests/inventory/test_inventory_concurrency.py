@@ -240,6 +240,46 @@ def test_cart_expiring_between_an_adds_two_writes_is_returned_by_cleanup(monkeyp
     assert inventory("A")["qty"] == 5 and inventory("A")["carted"] == []
 
 
+def test_cleanup_never_returns_a_reservation_made_again_after_it_read_the_cart(monkeypatch):
+    """Cleanup reads a stale reservation and the cart while its removal is in flight (the line
+    gone, the reservation not yet released). Before cleanup writes, the shopper finishes the
+    removal, adds the SKU again with the same quantity and checks out; cleanup's write lands
+    while the payment is taken. It must match only the entry it read: the new reservation is
+    sold, and must not also go back on the shelf."""
+    stock("A", 5)
+    cart = Cart.objects.create_cart()
+    add(cart.id, "A", 2)
+    age_reservations(7200)
+    # The first write of remove_item: the line leaves the cart, the reservation stays (for now).
+    Cart.objects.collection.update_one({"_id": cart.id}, {"$pull": {"items": {"sku": "A"}}})
+    paused, resume = threading.Event(), threading.Event()
+    reports = []
+
+    def pause_before_write():
+        paused.set()
+        assert resume.wait(30)
+
+    hook = hook_inventory(monkeypatch, "bulk_write", pause_before_write)
+    cleaner = threading.Thread(target=lambda: reports.append(Inventory.objects.cleanup(3600)))
+    cleaner.start()
+    assert paused.wait(30)  # cleanup has read the entry and the cart (live, without the line)
+    assert Inventory.objects.release(cart.id, "A", 2)
+    add(cart.id, "A", 2)
+
+    class CleanupWhilePaying(TestProvider):
+        def charge(self, amount, card, reference, idempotency_key):
+            resume.set()  # the cart is pending, its new reservation checked: cleanup writes now
+            cleaner.join(30)
+            return super().charge(amount, card, reference, idempotency_key)
+
+    checkout(cart.id, provider=CleanupWhilePaying())
+    assert hook["p"].fired and not cleaner.is_alive()
+    assert reports == [{"refreshed": 0, "sold": 0, "returned": 0}]
+    assert cart_doc(cart.id)["status"] == "complete"
+    assert inventory("A")["qty"] == 3 and inventory("A")["carted"] == []
+    assert_invariant()
+
+
 def test_add_in_flight_during_checkout_is_never_sold_unreserved(monkeypatch):
     """A line written but not yet reserved when checkout locks the cart: checkout refuses."""
     stock("A", 5)

@@ -50,7 +50,8 @@ def age_reservations(seconds):
 
 
 def assert_invariant():
-    assert check_invariant(Order.objects.sold_by_sku) == []
+    problems = check_invariant(Order.objects.sold_by_sku)
+    assert problems == [], problems
 
 
 class Hooked:

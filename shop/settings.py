@@ -2,6 +2,7 @@
 
 MONGODB_URI           a MongoDB server (unset: the shop's local SecantusDB server)
 SHOP_LOCAL_DB_DIR     where the local server keeps its data (default var/db/)
+SHOP_LOCAL_DB_CACHE_SIZE  the local server's WiredTiger cache, a ceiling (default 4G)
 MONGODB_NAME          database name (default "shop")
 MONGODB_READ_PREFERENCE  read preference of the catalog's read-only queries
                       (primary, primaryPreferred, secondary, secondaryPreferred,

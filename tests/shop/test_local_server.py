@@ -207,3 +207,16 @@ def test_the_first_process_on_a_new_directory_prepares_the_shop(local_dir):
     assert status["running"]
     tables = pymongo.MongoClient(status["uri"]).shop.list_collection_names()
     assert "django_migrations" in tables and "products" in tables
+
+
+def test_the_local_server_gets_a_cache_big_enough_for_a_large_catalog(monkeypatch):
+    """SecantusDB's own 1G WiredTiger cache stalled ``populatedb --products 100000``: the shop
+    starts its server with ``DEFAULT_CACHE_SIZE``, or ``SHOP_LOCAL_DB_CACHE_SIZE``."""
+    from shop.mongo import localserver
+
+    monkeypatch.delenv("SHOP_LOCAL_DB_CACHE_SIZE", raising=False)
+    command = localserver._command("/tmp/db", 27099, durable=True)
+    assert command[command.index("--cache-size") + 1] == localserver.DEFAULT_CACHE_SIZE == "4G"
+    monkeypatch.setenv("SHOP_LOCAL_DB_CACHE_SIZE", "8G")
+    command = localserver._command("/tmp/db", 27099, durable=True)
+    assert command[command.index("--cache-size") + 1] == "8G"

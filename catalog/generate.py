@@ -24,7 +24,7 @@ import random
 
 from bson import ObjectId
 
-from .models import AlbumDetails, Category, Pricing, Product, Track
+from .models import AlbumDetails, Category, ListingCount, Pricing, Product, Track
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
 WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "ne", "fi", "da")
@@ -109,8 +109,9 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         for number in range(start, min(start + BATCH, products)):
             leaf = rng.choice(leaves)
             batch.append(make_product(number, leaf, genre_of[leaf], rng))
-        Product.objects.sync(batch)
+        Product.objects.sync(batch, recount=False)
         Inventory.objects.ensure_stock([p.sku for p in batch], stock)
         if progress is not None:
             progress(len(batch))
+    ListingCount.objects.recount_all()  # once, not per batch: every product once
     return len(nodes), products

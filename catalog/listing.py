@@ -2,8 +2,10 @@
 category page, and the queries as sequences for Django's Paginator.
 
 ``ProductQuery`` serves the seed 001 queries that an index sorts (count and
-page: 2 round trips); ``ProductListing`` serves category pages and search
-(count and page in one aggregation). ``len()`` is the count, a slice is one
+page: 2 round trips); ``CountedListing`` serves category pages without a
+price filter (a kept count, and newest first a window of issue dates);
+``ProductListing`` serves price-filtered category pages and search (count
+and page in one aggregation). ``len()`` is the count, a slice is one
 page. The manager caches both by the catalog's version
 (``catalog/pagecache.py``) and reads the page's stock on every request
 (``ProductManager.with_availability``): stock is never cached.
@@ -26,6 +28,9 @@ SORTS = {
 SORT_LABELS = {"newest": "Newest", "price": "Price: low to high", "-price": "Price: high to low",
                "title": "Title"}
 DEFAULT_SORT = "newest"
+#: A category of more products than this reads its newest-first pages from windows of issue
+#: dates (``CountedListing``); a smaller one sorts them all, which costs little.
+WINDOWED_FROM = 200
 
 #: What a product card shows: not the track lists.
 CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
@@ -172,3 +177,26 @@ class ProductListing(ProductQuery):
         ]
         self._total, cards = self.manager.counted_cards(pipeline)
         return cards
+
+
+class CountedListing(ProductQuery):
+    """A category page without a price filter: its count known, its page read alone.
+
+    ``total`` is the category's kept count (``ListingCount.objects.listed``),
+    so the count matches no product. Newest first (``newest_first``), a page
+    of a category of more than ``WINDOWED_FROM`` products that ends before its
+    last product is read from a window of issue dates
+    (``ProductManager.newest_page``), which examines about the page's products
+    rather than the category's. Any other page is one aggregation (match,
+    sort, skip, limit: the sort over every match, as ``ProductQuery``).
+    """
+
+    def __init__(self, manager, match, sort, total, newest_first=False):
+        super().__init__(manager, match, sort)
+        self._total = total
+        self.newest_first = newest_first
+
+    def _read_page(self, start, stop):
+        if self.newest_first and stop is not None and WINDOWED_FROM < self._total and stop < self._total:
+            return self.manager.newest_page(self.match, start, stop)
+        return super()._read_page(start, stop)

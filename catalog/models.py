@@ -20,7 +20,7 @@ from imagekit.models import ImageSpecField
 
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import CatalogVersionManager, CategoryManager, ProductManager
+from .managers import CatalogVersionManager, CategoryManager, ListingCountManager, ProductManager
 from .search import lower_title
 
 
@@ -227,7 +227,9 @@ class Product(models.Model):
     def save(self, *args, **kwargs):
         """Save, keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
         words of its title, description and details) and ``listed_in`` (its categories and
-        their ancestors: one read of the categories) in step with the product."""
+        their ancestors: one read of the categories) in step with the product, and the kept
+        counts of the categories it enters or leaves (``ListingCount.objects.changing``: one
+        read of its stored ``listed_in``; when that changes, a mark before and a recount after)."""
         from shop.mongo.documents import model_to_document
 
         self.title_lower = lower_title(self.title)
@@ -236,7 +238,12 @@ class Product(models.Model):
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in"}
-        super().save(*args, **kwargs)
+        before = Product.objects.stored_listed_in(self.pk) if self.pk else None
+        if before is not None and set(before) == set(self.listed_in):
+            super().save(*args, **kwargs)  # listed where it was: no category's count changes
+            return
+        with ListingCount.objects.changing({*(before or ()), *self.listed_in}):
+            super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])
@@ -261,3 +268,25 @@ class CatalogVersion(models.Model):
 
     def __str__(self):
         return f"{self.name} {self.token}"
+
+
+class ListingCount(models.Model):
+    """How many products a category lists (``listing_counts``, one document per category;
+    ``catalog/managers/counts.py``): ``listed`` counted at ``counted_at``; ``changed_at`` and
+    ``writing`` are the marks of the writes that change it. A category page reads its
+    count here rather than counting its products. Written only by ``ListingCount.objects``.
+    """
+
+    id = ObjectIdField(primary_key=True, db_column="_id")
+    listed = models.IntegerField(null=True, blank=True)
+    counted_at = models.DateTimeField(null=True, blank=True)
+    changed_at = models.DateTimeField(null=True, blank=True)
+    writing = models.IntegerField(default=0)
+
+    objects = ListingCountManager()
+
+    class Meta:
+        db_table = "listing_counts"
+
+    def __str__(self):
+        return f"category {self.id}: {self.listed} products"

@@ -212,7 +212,9 @@ class CategoryWritesMixin:
         of the new siblings in one ``bulk_write``: 4 round trips whatever the
         size of the subtree; then the products listed below it get their new
         ``listed_in`` (``Product.objects.relist_under``: one read, and when
-        there are any, one read of their categories and one ``bulk_write``). A move before or after the category itself
+        there are any, one read of their categories and one ``bulk_write``, around which
+        the categories above it, before and after, are marked and recounted:
+        ``ListingCount.objects.changing``, one aggregation and 2 writes). A move before or after the category itself
         changes nothing. Returns the moved Category. Raises
         ``Category.DoesNotExist`` for an unknown category or target,
         ``CatalogError`` for an unknown ``where``.
@@ -270,11 +272,13 @@ class CategoryWritesMixin:
             {"_id": node["_id"]},
             {"$set": {"parent_id": parent_id, "ancestors": new_ancestors, "position": place}},
         ))
+        from ..models import Product
+
+        # The categories above it, before and after, gain or lose what it lists.
+        above = {a["_id"] for a in node.get("ancestors", [])} | {a["_id"] for a in new_ancestors}
         try:
             self.collection.bulk_write(updates, ordered=False)
-            from ..models import Product
-
-            Product.objects.relist_under(node["_id"])
+            Product.objects.relist_under(node["_id"], above)
         finally:
             bump_catalog_version()
         category.parent_id = parent_id

@@ -23,6 +23,7 @@ from ..listing import (
     CARD_FIELDS,
     DEFAULT_SORT,
     SORTS,
+    CountedListing,
     ProductListing,
     ProductQuery,
     category_match,
@@ -35,6 +36,13 @@ from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_q
 from ..tree import listed_in
 from .subdocuments import SubdocumentMixin
 from .versions import bump_catalog_version
+
+
+def _counts():
+    """``ListingCount.objects``, from the app registry (the models import the managers)."""
+    from django.apps import apps
+
+    return apps.get_model("catalog", "ListingCount").objects
 
 
 #: The home page's newest products are looked for first among those issued this many days
@@ -136,45 +144,62 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
         with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
 
-        Returns a ``ProductListing`` for ``django.core.paginator.Paginator``;
-        ``page`` and ``per_page`` tell it which page will be asked for, so the
-        count and that page come from a single aggregation. Raises KeyError
-        for an unknown sort.
+        Returns a sequence for ``django.core.paginator.Paginator``; ``page`` and
+        ``per_page`` tell it which page will be asked for. A category page
+        without a price filter is a ``CountedListing``: its count is the
+        category's kept count (``ListingCount.objects.listed``: one small
+        document, cached), and newest first its page of a large category is
+        read from a window of issue dates (``newest_page``), so neither
+        matches every product of the category. Otherwise a ``ProductListing``:
+        the count and that page from a single aggregation over its matches.
+        Raises KeyError for an unknown sort.
         """
-        return ProductListing(self, category_match(category_ids, min_cents, max_cents),
-                              SORTS[sort], page_hint=page_hint(page, per_page))
+        category_ids = list(category_ids)
+        match = category_match(category_ids, min_cents, max_cents)
+        if len(category_ids) == 1 and min_cents is None and max_cents is None:
+            category_id = category_ids[0]
+            total = cached("listed", category_id, lambda: _counts().listed(category_id))
+            return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT)
+        return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page))
 
-    def newest(self, limit=8):
-        """The ``limit`` newest products by issue date (cards, with availability), for the home
-        page: the same as a sort of every product on ``details.issue_date``, newest first.
+    def newest_page(self, match, start, stop):
+        """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
+        as cards with their availability (a ``CardList``).
 
-        SecantusDB 0.7.0b3 never sorts from an index: that sort reads and sorts
-        every product (3.4 s for 5,000 on the development machine). So the
-        newest are looked for among the products issued since a point before
-        now (90 days, then 4 times further back each time), which the
-        ``issue_date`` index serves, until that window holds ``limit`` of
-        them: the newest of such a window are the newest of all. Before 1900
-        the window becomes the whole catalog (products without an issue date
-        come last, as in the plain sort). A real MongoDB serves each read from
-        the same index. Cached by the catalog's version; usually 1 to 4
-        aggregations when cold, then the stock of the cards (one read).
+        SecantusDB 0.7.0b3 never sorts from an index: a sort of a category's
+        products reads and sorts every one of them (about 1.2 s for 10,000).
+        So they are looked for among the products issued since a point
+        before now (90 days, then 4 times further back each time), which the
+        ``listed_in_issue_date`` and ``issue_date`` indexes serve, until that
+        window holds ``stop`` of them: the newest of such a window are the
+        newest of all (everything outside it was issued earlier). Before 1900
+        the window becomes every match (products without an issue date come
+        last, as in the plain sort). A real MongoDB serves each read from the
+        same index. Cached by the catalog's version; usually 1 to 5
+        aggregations of a few hundred products at most when cold, then the
+        stock of the cards (one read).
         """
-        limit = int(limit)
-
         def read():
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
             while True:
                 since = now - datetime.timedelta(days=days)
-                match = {"details.issue_date": {"$gte": since}} if since.year >= 1900 else {}
-                pipeline = [{"$match": match}, {"$sort": dict(SORTS["newest"])}, {"$limit": limit},
-                            {"$project": CARD_FIELDS}]
+                window = {**match, "details.issue_date": {"$gte": since}} if since.year >= 1900 else match
+                pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
+                            {"$limit": max(stop - start, 1)}, {"$project": CARD_FIELDS}]
                 documents = list(self.read_collection.aggregate(pipeline))
-                if len(documents) >= limit or not match:
+                if len(documents) >= stop - start or window is match:
                     return documents
                 days *= 4
 
-        documents = cached("newest", limit, read)
-        return [self.card_from_document(d) for d in self.with_availability(documents)]
+        documents = cached("newest_page", (match, start, stop), read)
+        return CardList(self.with_availability(documents), self.card_from_document)
+
+    def newest(self, limit=8):
+        """The ``limit`` newest products by issue date (cards, with availability), for the home
+        page: the same as a sort of every product on ``details.issue_date``, newest first,
+        read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
+        cold, then the stock of the cards (one read)."""
+        return list(self.newest_page({}, 0, int(limit)))
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
@@ -197,12 +222,16 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         pipeline = [{"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
         return [(row["_id"] or [], row["n"]) for row in self.read_collection.aggregate(pipeline)]
 
-    def sync(self, products):
+    def sync(self, products, recount=True):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 
         One read of the categories' ancestors (for ``listed_in``), one of the
         existing SKUs, then one ``bulk_write`` of what is new or changed (then the catalog's version is bumped: one more write): a
-        product equal to its stored document is not written.
+        product equal to its stored document is not written. The categories whose
+        products change are marked before and recounted after
+        (``ListingCount.objects.changing``: 3 more round trips). ``recount=False``
+        skips that, for a bulk load into a catalog without kept counts whose caller
+        recounts every category at its end (``populatedb``: ``recount_all``).
         Products whose SKU is not in ``products`` are left alone. Returns
         ``{'created': n, 'updated': n, 'unchanged': n}``.
         """
@@ -214,13 +243,16 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
         skus = [d["sku"] for d in documents]
         stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
-        writes, report = [], {"created": 0, "updated": 0, "unchanged": 0}
+        writes, report, relisted = [], {"created": 0, "updated": 0, "unchanged": 0}, set()
         for document in documents:
             current = stored.get(document["sku"])
             if current is None:
                 writes.append(InsertOne(document))
                 report["created"] += 1
+                relisted.update(document["listed_in"])
                 continue
+            if set(current.get("listed_in") or []) != set(document["listed_in"]):
+                relisted.update(current.get("listed_in") or [], document["listed_in"])
             document["_id"] = current["_id"]
             if not document.get("image") and current.get("image"):
                 document["image"] = current["image"]  # a cover staff uploaded stays
@@ -231,10 +263,17 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                 report["updated"] += 1
         if writes:
             try:
-                self.collection.bulk_write(writes, ordered=False)
+                with _counts().changing(relisted if recount else ()):
+                    self.collection.bulk_write(writes, ordered=False)
             finally:
                 bump_catalog_version()
         return report
+
+    def stored_listed_in(self, product_id):
+        """The ``listed_in`` stored for product ``product_id`` (a list of ObjectIds), or None when
+        there is no such product (one read from the primary: a save depends on it)."""
+        document = self.collection.find_one({"_id": product_id}, {"listed_in": 1})
+        return None if document is None else list(document.get("listed_in") or [])
 
     def _category_ancestors(self, ids):
         """``{category id: [ancestor ids]}`` (``CategoryManager.ancestor_ids``): one read."""
@@ -242,30 +281,35 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
 
         return Category.objects.ancestor_ids(ids)
 
-    def relist_under(self, category_id):
+    def relist_under(self, category_id, relisted=()):
         """Recompute ``listed_in`` of every product listed in ``category_id`` or below it, after
         a move of that category (``CategoryManager.move``): one read of those products'
         category lists; when there are any, one read of the categories' (new) ancestors
-        and one ``bulk_write`` of one ``update_many`` per distinct list. Returns how many
-        distinct lists were rewritten. The caller bumps the catalog's version."""
+        and one ``bulk_write`` of one ``update_many`` per distinct list, around which the
+        categories ``relisted`` (those above it, before and after the move) are marked and
+        recounted (``ListingCount.objects.changing``). Returns how many distinct lists were
+        rewritten. The caller bumps the catalog's version."""
         cursor = self.collection.aggregate([{"$match": {"listed_in": category_id}},
                                             {"$group": {"_id": "$categories"}}])
         lists = [row["_id"] or [] for row in cursor]
         if not lists:
             return 0
         ancestors = self._category_ancestors({c for ids in lists for c in ids})
-        self.collection.bulk_write([
-            UpdateMany({"listed_in": category_id, "categories": ids},
-                       {"$set": {"listed_in": listed_in(ids, ancestors)}})
-            for ids in lists
-        ], ordered=False)
+        with _counts().changing(relisted):
+            self.collection.bulk_write([
+                UpdateMany({"listed_in": category_id, "categories": ids},
+                           {"$set": {"listed_in": listed_in(ids, ancestors)}})
+                for ids in lists
+            ], ordered=False)
         return len(lists)
 
     def delete_all(self):
-        """Delete every product; returns how many. (``load_catalog --reset``.)"""
+        """Delete every product, and every category's kept count; returns how many products.
+        (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
         finally:
+            _counts().forget_all()
             bump_catalog_version()
 
     # -- storefront queries (seed 001 "Operations") ----------------------

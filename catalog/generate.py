@@ -86,6 +86,9 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     """Write a generated catalog into an empty one: the tree, then ``products`` albums with
     ``stock`` units each, in batches of ``BATCH`` products.
 
+    The batches are written without marking the categories' kept counts (the
+    catalog is empty: it has none); every category is counted once at the end
+    (``ListingCount.objects.recount_all``: one pass over every product).
     ``progress``: called with the number of products written after each batch
     (a progress bar's ``update``), or None. Returns ``(categories created,
     products created)``. Raises ValueError for a negative ``products`` or

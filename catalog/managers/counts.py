@@ -140,7 +140,11 @@ class ListingCountManager(MongoCollectionMixin, models.Manager):
         """Store ``counts`` (``{id: n}``) counted from ``started`` on, each only over a count that
         started earlier, with the writes ``also`` (one ``bulk_write``; a count that started later
         makes its upsert a duplicate key, left alone)."""
-        writes = [UpdateOne({"_id": i, "$or": [{"counted_at": {"$lt": started}}, {"counted_at": None}]},
+        # "No count, or one that started earlier" as ``$not: {$gte}`` rather than an ``$or`` of
+        # ``$lt`` and ``null`` (the same documents on MongoDB): SecantusDB 0.7.0b3 leaves the
+        # ``_id`` index unused beside an ``$or`` and scans the collection for each update
+        # (21 ms each among 3,000 counts against 0.5; 150 s for populatedb's 5,000).
+        writes = [UpdateOne({"_id": i, "counted_at": {"$not": {"$gte": started}}},
                             {"$set": {"listed": n, "counted_at": started}}, upsert=True)
                   for i, n in counts.items()]
         writes += list(also)

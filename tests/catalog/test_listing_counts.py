@@ -177,3 +177,15 @@ def test_populate_counts_every_category_once_at_its_end():
     assert all(counted(c) == 0 for c in tops if c not in listing)  # no document: nothing listed
     assert_kept_exactly(*listing)
     assert sum(kept(c)["listed"] for c in listing) == 60
+
+
+def test_a_count_is_stored_over_an_older_one_or_none_never_over_a_newer_one(tree):
+    metal, jazz = tree["Metal"], tree["Jazz"]
+    now = clock.now()
+    ListingCount.objects._store({metal.pk: 5}, now)  # none yet: stored
+    assert kept(metal)["listed"] == 5
+    ListingCount.objects._store({metal.pk: 7, jazz.pk: 1}, now - datetime.timedelta(seconds=1))
+    assert kept(metal)["listed"] == 5 and kept(jazz)["listed"] == 1  # older than the one kept
+    ListingCount.objects.collection.update_one({"_id": jazz.pk}, {"$unset": {"counted_at": ""}})
+    ListingCount.objects._store({metal.pk: 9, jazz.pk: 2}, now + datetime.timedelta(seconds=1))
+    assert kept(metal)["listed"] == 9 and kept(jazz)["listed"] == 2

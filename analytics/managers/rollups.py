@@ -19,6 +19,7 @@ from pymongo import ASCENDING, DESCENDING, ReplaceOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from shop import clock
+from shop.mongo import only_duplicate_keys
 from shop.mongo.collections import MongoCollectionMixin
 
 from ..bucketing import (
@@ -292,9 +293,9 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             try:
                 target.insert_many(batch, ordered=False)
             except BulkWriteError as error:
-                taken = {e["index"] for e in error.details.get("writeErrors", []) if e.get("code") == 11000}
-                if len(taken) < len(error.details.get("writeErrors", [])):
+                if not only_duplicate_keys(error):
                     raise
+                taken = {e["index"] for e in error.details["writeErrors"]}
                 changed.extend(batch[i] for i in sorted(taken))
         for batch in batched(changed, WRITE_BATCH):
             target.bulk_write([ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in batch], ordered=False)

@@ -38,6 +38,7 @@ from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
 from shop import clock
+from shop.mongo import only_duplicate_keys
 from shop.mongo.collections import MongoCollectionMixin
 
 #: A mark older than this (seconds) is a write that died before its recount: a reader heals it.
@@ -46,8 +47,6 @@ HEAL_AFTER = 600
 #: server matches ``$in`` by comparing each product with every listed id (n * n). Marks and
 #: unmarks are written one update per category, for the same reason.
 MOST_IDS_PER_RECOUNT = 100
-#: The server's error code for a duplicate key.
-DUPLICATE_KEY = 11000
 
 
 def _products():
@@ -153,7 +152,7 @@ class ListingCountManager(MongoCollectionMixin, models.Manager):
         try:
             self.collection.bulk_write(writes, ordered=False)
         except BulkWriteError as error:
-            if any(e.get("code") != DUPLICATE_KEY for e in error.details.get("writeErrors", [])):
+            if not only_duplicate_keys(error):
                 raise
 
 

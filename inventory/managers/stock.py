@@ -23,14 +23,12 @@ from pymongo import ReturnDocument, UpdateOne
 from pymongo.errors import BulkWriteError
 
 from shop import clock
+from shop.mongo import only_duplicate_keys
 from shop.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import StockError
 from .recovery import ReservationCleanup, return_entry
 from .returns import ReservationReturns
-
-#: The server's error code for a duplicate key (a document another process inserted first).
-DUPLICATE_KEY = 11000
 
 
 class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
@@ -119,8 +117,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         try:
             return len(self.collection.insert_many(missing, ordered=False).inserted_ids)
         except BulkWriteError as error:
-            others = [e for e in error.details.get("writeErrors", []) if e.get("code") != DUPLICATE_KEY]
-            if others:
+            if not only_duplicate_keys(error):
                 raise
             return error.details.get("nInserted", 0)
 

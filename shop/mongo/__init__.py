@@ -10,6 +10,15 @@ server evaluates the same way).
 LOCAL = "local"
 SERVER = "mongodb"
 
+#: The server's error code for a duplicate key: a document another writer inserted first.
+DUPLICATE_KEY = 11000
+
+
+def only_duplicate_keys(error):
+    """Whether every write error of ``error`` (a pymongo ``BulkWriteError``) is a duplicate key:
+    documents another writer made first, which an unordered bulk meant to leave as they are."""
+    return all(e.get("code") == DUPLICATE_KEY for e in error.details.get("writeErrors", []))
+
 
 def engine(alias="default"):
     """Return ``"local"`` (the shop's own SecantusDB server) or ``"mongodb"`` (``MONGODB_URI``)."""

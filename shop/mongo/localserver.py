@@ -41,6 +41,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -84,9 +85,12 @@ def _command(storage, port, durable):
     Without it an acknowledged write can be lost when the server is killed
     (measured: 31 of 300 acknowledged inserts, and an update, gone after
     ``kill -9``), and the shop promises that orders survive that. The cache
-    is ``SHOP_LOCAL_DB_CACHE_SIZE`` (e.g. ``8G``; ``DEFAULT_CACHE_SIZE``).
+    is ``SHOP_LOCAL_DB_CACHE_SIZE`` (e.g. ``8G``; ``DEFAULT_CACHE_SIZE``). Raises
+    ``LocalServerError`` for a value that is not a size.
     """
     cache_size = os.environ.get("SHOP_LOCAL_DB_CACHE_SIZE") or DEFAULT_CACHE_SIZE
+    if not re.fullmatch(r"[1-9][0-9]*[KMGT]?", cache_size, re.IGNORECASE):
+        raise LocalServerError(f"SHOP_LOCAL_DB_CACHE_SIZE must be a size such as 4G or 512M, not {cache_size!r}.")
     return [sys.executable, "-m", "secantus", "--host", "127.0.0.1", "--port", str(port),
             "--storage-path", str(storage), "--log-level", "WARNING", "--cache-size", cache_size,
             *(["--sync-on-commit"] if durable else [])]

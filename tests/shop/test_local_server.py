@@ -220,3 +220,12 @@ def test_the_local_server_gets_a_cache_big_enough_for_a_large_catalog(monkeypatc
     monkeypatch.setenv("SHOP_LOCAL_DB_CACHE_SIZE", "8G")
     command = localserver._command("/tmp/db", 27099, durable=True)
     assert command[command.index("--cache-size") + 1] == "8G"
+
+
+@pytest.mark.parametrize("value", ["lots", "4 G", "-1G", "0"])
+def test_a_cache_size_that_is_not_a_size_is_refused_in_one_line(monkeypatch, value):
+    from shop.mongo import localserver
+
+    monkeypatch.setenv("SHOP_LOCAL_DB_CACHE_SIZE", value)
+    with pytest.raises(localserver.LocalServerError, match="SHOP_LOCAL_DB_CACHE_SIZE must be a size"):
+        localserver._command("/tmp/db", 27099, durable=True)

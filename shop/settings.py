@@ -344,6 +344,8 @@ AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
+# No "AXES: BEGIN ..." line at every start: a command's output holds its result only.
+AXES_VERBOSE = False
 # The client's address behind the reverse proxy (issue 19): SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same
@@ -362,13 +364,23 @@ SHOP_UNAVAILABLE_RETRY_AFTER = env.int("SHOP_UNAVAILABLE_RETRY_AFTER", default=5
 SHOP_HEALTHZ_TIMEOUT = env.float("SHOP_HEALTHZ_TIMEOUT", default=2.0)
 
 # Logging: one line per request (shop.requests, from shop.middleware), errors
-# with their stack traces (django.request), at DJANGO_LOG_LEVEL.
+# with their stack traces (django.request), what commands change (shop.commands),
+# at DJANGO_LOG_LEVEL, to stderr and, with SHOP_LOG_FILE, to that file too. A
+# command's change is printed on its stdout, so stderr leaves it out
+# (shop.commandlog.NotPrinted): a terminal or a cron mail says it once.
+SHOP_LOG_FILE = env.str("SHOP_LOG_FILE", default="")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
         "line": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
-    "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
+    "filters": {"not_printed": {"()": "shop.commandlog.NotPrinted"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["not_printed"]},
+        **({"file": {"class": "logging.handlers.WatchedFileHandler", "filename": SHOP_LOG_FILE,
+                     "formatter": "line"}} if SHOP_LOG_FILE else {}),
+    },
+    "root": {"handlers": ["console", *(["file"] if SHOP_LOG_FILE else [])],
+             "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
 }

@@ -22,7 +22,7 @@ worker_class = "gthread"
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
-# The shop logs one line per request itself (shop.middleware.RequestLogMiddleware).
+# The shop logs one line per request itself (core.middleware.RequestLogMiddleware).
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
@@ -44,8 +44,8 @@ def on_starting(server):
     django.setup()
     from django.db import connections
 
-    from shop.mongo import revive
-    from shop.mongo.localserver import LocalServerError
+    from core.mongo import revive
+    from core.mongo.localserver import LocalServerError
     from shop.startup import prepare_local_database, startup_failure
 
     try:
@@ -55,7 +55,7 @@ def on_starting(server):
         server.log.error(startup_failure(exc))
         raise SystemExit(1) from None
     # The master's client closes: its monitor's last, failed heartbeat must not start a
-    # restart thread in the master (shop.mongo.revive); the workers enable it again (post_fork).
+    # restart thread in the master (core.mongo.revive); the workers enable it again (post_fork).
     revive.disable()
     for alias in connections:
         connections[alias].close_pool()
@@ -63,8 +63,8 @@ def on_starting(server):
 
 
 def post_fork(server, worker):
-    """In each worker: start the local server again when it is found gone (``shop.mongo.revive``),
+    """In each worker: start the local server again when it is found gone (``core.mongo.revive``),
     which the master switched off for itself."""
-    from shop.mongo import revive
+    from core.mongo import revive
 
     revive.enable()

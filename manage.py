@@ -17,7 +17,7 @@ def main():
     except RuntimeError as exc:
         # The local database server cannot be used (read-only data directory, port taken...):
         # its one-line reason and a non-zero exit, not a traceback.
-        from shop.mongo.localserver import LocalServerError
+        from core.mongo.localserver import LocalServerError
 
         if not isinstance(exc, LocalServerError):
             raise

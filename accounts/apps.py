@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
-    """Shopper accounts with Django's auth: sign-up, log-in (with the cart handover), the account page."""
+    """Shopper accounts with Django's auth: sign-up, log-in (with the cart merge), the account page."""
 
     name = "accounts"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
@@ -10,6 +10,6 @@ class AccountsConfig(AppConfig):
     def ready(self):
         from django.contrib.auth.signals import user_logged_in
 
-        from .signals import hand_over_cart
+        from .signals import merge_cart_at_login
 
-        user_logged_in.connect(hand_over_cart, dispatch_uid="accounts.hand_over_cart")
+        user_logged_in.connect(merge_cart_at_login, dispatch_uid="accounts.merge_cart_at_login")

@@ -44,8 +44,8 @@ class SignupForm(BaseUserCreationForm):
 
     def create_account(self):
         """Save the account; returns the user, or None with the "already exists" form error
-        when a concurrent sign-up with the same e-mail won the unique index (issue 19:
-        six simultaneous sign-ups gave one account and five 500s). Call after ``is_valid()``.
+        when a concurrent sign-up with the same e-mail won the unique index (without
+        this, six simultaneous sign-ups gave one account and five 500s). Call after ``is_valid()``.
         """
         try:
             return self.save()

@@ -1,14 +1,14 @@
-"""Receivers of auth signals: the cart handover at log-in."""
+"""Receivers of auth signals: the cart merge at log-in."""
 
 from django.conf import settings
 from django.contrib import messages
 
-from inventory.handover import hand_over
+from inventory.merge import merge_guest_cart
 from inventory.views import CART_COUNT, CART_ID
 
 
-def hand_over_cart(sender, request, user, **kwargs):
-    """``user_logged_in`` receiver: the session's guest cart becomes the account's (``hand_over``).
+def merge_cart_at_login(sender, request, user, **kwargs):
+    """``user_logged_in`` receiver: the session's guest cart becomes the account's (``merge_guest_cart``).
 
     The session then names the account's cart, and the shopper is told what
     was combined or cut. Staff (who sign in at the admin) are left alone.
@@ -16,7 +16,7 @@ def hand_over_cart(sender, request, user, **kwargs):
     session = getattr(request, "session", None)
     if user.is_staff or session is None:
         return
-    result = hand_over(session.get(CART_ID), user.pk, settings.CART_MAX_LINE_QTY)
+    result = merge_guest_cart(session.get(CART_ID), user.pk, settings.CART_MAX_LINE_QTY)
     if result.cart_id:
         session[CART_ID] = result.cart_id
     else:

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class AnalyticsConfig(AppConfig):
-    """Sales analytics (seed 001's hierarchical aggregation): events, rollups, the staff dashboard."""
+    """Sales analytics (MongoDB's "Hierarchical Aggregation" use case): events, rollups, the staff dashboard."""
 
     name = "analytics"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"

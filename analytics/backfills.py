@@ -1,7 +1,7 @@
 """Backfills run by the analytics' migrations; ``using`` is the database alias.
 
-``hourly_to_days`` (migration ``0003``): ``stats.hourly`` as it was before
-issue 21, one document per key and hour, regrouped into one document per
+``hourly_to_days`` (migration ``0003``): ``stats.hourly`` in its earlier form,
+one document per key and hour, regrouped into one document per
 key and UTC day holding its hours (``bucketing.day_documents``), the shape
 the rollups now write and read. Left as they were, the old documents would
 be summed by the daily level beside the day documents of the same day.

@@ -5,6 +5,8 @@ figures' labels stay selectable). Only ``Figure`` objects are used, never
 pyplot, so no global state is shared between requests.
 """
 
+import calendar
+import datetime
 import io
 import math
 import re
@@ -17,12 +19,16 @@ matplotlib.rcParams["svg.fonttype"] = "none"  # text as text, not paths
 
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
+from django.utils.safestring import mark_safe  # noqa: E402
+
+from .periods import period_end  # noqa: E402
 
 REVENUE_COLOUR = "#417690"  # the admin's header blue
 UNITS_COLOUR = "#79aec8"
 #: At most this many labels under a chart: more are thinned (they would overlap).
 MAX_TICKS = 12
 _MONTH_LABEL = re.compile(r"(\d{4})-(\d{2})")
+UTC = datetime.UTC
 
 
 def thinned_ticks(labels, max_ticks=MAX_TICKS):
@@ -78,3 +84,52 @@ def revenue_and_units_svg(labels, revenue_cents, units, title):
     svg = svg[svg.index("<svg"):]
     label = title.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return svg.replace("<svg", f'<svg role="img" aria-label="{label}"', 1)
+
+
+def daily_monthly_or_yearly_bars(period, buckets):
+    """``[{label, link, total, units, count, mean}, ...]``: one bar per year, month or day.
+
+    Years come from the data; the months of a year and the days of a month
+    are all listed (zero when nothing sold).
+    """
+    by_start = {b["d"]: b for b in buckets}
+    if period.year is None:
+        starts = sorted(by_start)
+        labelled = [(d, str(d.year), f"?year={d.year}") for d in starts]
+    elif period.month is None:
+        starts = [datetime.datetime(period.year, m, 1, tzinfo=UTC) for m in range(1, 13)]
+        labelled = [(d, calendar.month_abbr[d.month], f"?year={d.year}&month={d.month}") for d in starts]
+    else:
+        days = calendar.monthrange(period.year, period.month)[1]
+        starts = [datetime.datetime(period.year, period.month, n, tzinfo=UTC) for n in range(1, days + 1)]
+        labelled = [(d, str(d.day), None) for d in starts]
+    bars = []
+    for start, label, link in labelled:
+        bucket = by_start.get(start, {})
+        bars.append({"label": label, "link": link, "start": start, "total": bucket.get("total", 0),
+                     "units": bucket.get("units", 0), "count": bucket.get("count", 0),
+                     "mean": bucket.get("mean", 0)})
+    return bars
+
+
+def every_month_bars(buckets):
+    """One bar per month from the first bucket's month to the last one's, zero where nothing
+    sold (so that the chart's axis keeps time): ``[{label "YYYY-MM", link, total, units, count,
+    mean}, ...]``."""
+    if not buckets:
+        return []
+    by_start = {b["d"]: b for b in buckets}
+    bars, month, last = [], buckets[0]["d"], buckets[-1]["d"]
+    while month <= last:
+        bucket = by_start.get(month, {})
+        bars.append({"label": f"{month:%Y-%m}", "link": f"?year={month.year}&month={month.month}",
+                     **{m: bucket.get(m, 0) for m in ("total", "units", "count", "mean")}})
+        month = period_end("month", month)
+    return bars
+
+
+def chart_svg(bars, title):
+    """The revenue and units chart of ``bars`` (as the two functions above make them) as inline
+    SVG markup, safe to put in a page (``revenue_and_units_svg``)."""
+    return mark_safe(revenue_and_units_svg(  # noqa: S308 - matplotlib's SVG of our own figures
+        [b["label"] for b in bars], [b["total"] for b in bars], [b["units"] for b in bars], title))

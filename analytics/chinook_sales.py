@@ -1,7 +1,7 @@
 """The Chinook invoice lines (``data/chinook``, MIT licence) as historical sale events."""
 
 from catalog import chinook
-from shop import money
+from core import money
 
 REF_PREFIX = "chinook:line:"
 

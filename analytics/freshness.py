@@ -1,6 +1,6 @@
 """Figures up to date without an operator: the staff pages roll up on opening when they are stale.
 
-Seed 001's rollups run from cron on a production server (``rollup_stats``);
+The "Hierarchical Aggregation" use case's rollups run from cron on a production server (``rollup_stats``);
 the default set-up has no cron, and a page showing figures older than the
 rollup lag misleads staff. So the dashboard and the reports call
 ``ensure_fresh()`` first: when the events recorded up to
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from shop import clock
+from core import clock
 
 from .managers.rollups import TAKEOVER_AFTER_SECONDS
 from .models import RollupProgress

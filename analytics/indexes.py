@@ -1,6 +1,6 @@
 """The analytics' indexes: ``INDEXES``, on ``events`` and on every ``stats.*`` level, each
 ``(keys, options)`` as pymongo's ``create_index`` takes them, collected by
-``shop.mongo.indexes.registry``.
+``core.mongo.indexes.registry``.
 
 ``analytics``' migration 0002 creates them (its own literal copy);
 ``ensure_indexes`` checks them.
@@ -15,7 +15,7 @@ _EVENT_INDEXES = [
     ([("recorded", ASCENDING)], {"name": "recorded"}),
     # Recomputing the hours a run touches.
     ([("ts", ASCENDING)], {"name": "ts"}),
-    # Seed 001's shard key for events: (userid, ts).
+    # The "Hierarchical Aggregation" use case's shard key for events: (userid, ts).
     ([("userid", ASCENDING), ("ts", ASCENDING)], {"name": "userid_ts"}),
     # Imports look their lines up by ref.
     ([("ref", ASCENDING)], {"name": "ref", "sparse": True}),
@@ -27,3 +27,10 @@ _STATS_INDEXES = [
 ]
 
 INDEXES = {"events": _EVENT_INDEXES, **{level.collection: _STATS_INDEXES for level in LEVELS}}
+
+
+# The sharding plan (core.mongo.sharding, docs/sharding.md): events on (userid, ts), not the
+# timestamp alone (every insert would go to the last chunk); each stats level on its _id.
+SHARD_KEYS = [("events", {"userid": 1, "ts": 1}, False),
+              *[(level.collection, {"_id": 1}, False) for level in LEVELS]]
+UNSHARDED = ("stats.progress",)

@@ -18,7 +18,7 @@ from .managers import EventManager, ReportManager, RollupManager
 
 
 class Event(models.Model):
-    """One thing a shopper did (seed 001's ``events``): viewed a product, put it in a cart, bought it.
+    """One thing a shopper did ("Hierarchical Aggregation" use case's ``events``): viewed a product, put it in a cart, bought it.
 
     ``sku`` is the product's SKU; ``qty`` the units carted or sold;
     ``amount`` the sale's revenue in cents (0 for views and carts);
@@ -78,7 +78,7 @@ class RollupProgress(models.Model):
 
 
 class Bucket(models.Model):
-    """One rollup bucket: the figures of one key over one period (seed 001's ``stats.*``).
+    """One rollup bucket: the figures of one key over one period ("Hierarchical Aggregation" use case's ``stats.*``).
 
     ``_id`` is ``"<key>|<period start>"``; ``k`` the key (``store``,
     ``sku:<SKU>`` or ``category:<id>``), ``kind`` its kind, ``d`` the start of

@@ -1,4 +1,4 @@
-"""The rollup levels and their periods (seed 001 "Hierarchical Aggregation").
+"""The rollup levels and their periods ("Hierarchical Aggregation" use case).
 
 ``LEVELS``: the hierarchy ``stats.hourly`` -> ``stats.daily`` -> ``stats.weekly``
 and ``stats.daily`` -> ``stats.monthly`` -> ``stats.yearly``, each ``Level``
@@ -13,10 +13,13 @@ is about 1.1 million (key, hour) buckets but about 140,000 (key, day)
 documents, and each stored document costs its insert and its index entries.
 """
 
+import calendar
 import datetime
 from dataclasses import dataclass
 
-from shop import clock
+from django.core.exceptions import BadRequest
+
+from core import clock
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Level:
         return f"stats.{self.name}"
 
 
-#: Seed 001's hierarchy, in the order a run writes it.
+#: The "Category Hierarchy" use case's hierarchy, in the order a run writes it.
 LEVELS = [
     Level("hourly", None, "hour", "day"),
     Level("daily", "hourly", "day"),
@@ -55,8 +58,8 @@ def period_start(unit, moment):
     """The start (aware UTC) of the ``unit`` period holding ``moment``.
 
     Units: ``hour``, ``day``, ``week`` (ISO weeks: Monday 00:00 UTC, so a
-    week may span two months or two years; the seed's weekly map used an
-    undefined ``dt``), ``month``, ``year`` (January 1st: the seed's yearly
+    week may span two months or two years; the source's weekly map used an
+    undefined ``dt``), ``month``, ``year`` (January 1st: the source's yearly
     map built February 1st, JavaScript months starting at 0).
     """
     moment = clock.aware(moment)
@@ -129,3 +132,71 @@ def widen(unit, ranges):
         else:
             widened.append([start, end])
     return [tuple(r) for r in widened]
+
+
+UTC = datetime.UTC
+
+
+@dataclass
+class Period:
+    """The dashboard's period: all time, a year, or a month of a year.
+
+    ``start``/``end``: the UTC range (None = open); ``level``: the rollup
+    level summed for totals and top lists; ``series_level``: the level of the
+    chart's bars (years, months or days).
+    """
+
+    year: int | None = None
+    month: int | None = None
+
+    @classmethod
+    def from_query(cls, query):
+        """Read ``year`` and ``month`` from a QueryDict; raises BadRequest for bad values."""
+        year, month = query.get("year"), query.get("month")
+        if month and not year:
+            raise BadRequest("A month needs a year.")
+        try:
+            year = int(year) if year else None
+            month = int(month) if month else None
+        except ValueError:
+            raise BadRequest("The year and the month must be numbers.") from None
+        if year is not None and not 1970 <= year <= 9999:
+            raise BadRequest("The year must be between 1970 and 9999.")
+        if month is not None and not 1 <= month <= 12:
+            raise BadRequest("The month must be between 1 and 12.")
+        return cls(year, month)
+
+    @property
+    def start(self):
+        if self.year is None:
+            return None
+        return datetime.datetime(self.year, self.month or 1, 1, tzinfo=UTC)
+
+    @property
+    def end(self):
+        if self.year is None:
+            return None
+        return period_end("month" if self.month else "year", self.start)
+
+    @property
+    def level(self):
+        return "monthly" if self.month else "yearly"
+
+    @property
+    def series_level(self):
+        return "daily" if self.month else "monthly" if self.year else "yearly"
+
+    @property
+    def label(self):
+        if self.year is None:
+            return "All time"
+        if self.month is None:
+            return str(self.year)
+        return f"{calendar.month_name[self.month]} {self.year}"
+
+    @property
+    def query(self):
+        """The period as a query string: ``""``, ``"?year=2023"`` or ``"?year=2023&month=3"``."""
+        if self.year is None:
+            return ""
+        return f"?year={self.year}" + (f"&month={self.month}" if self.month else "")

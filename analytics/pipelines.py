@@ -1,4 +1,4 @@
-"""The expressions the analytics' aggregations share (seed 001).
+"""The expressions the analytics' aggregations share ("Hierarchical Aggregation" use case).
 
 ``RollupManager`` and ``ReportManager`` build their reads from ``MEASURES``,
 ``each``, ``period_expression`` and ``period_filter``. The rollups themselves

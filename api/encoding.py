@@ -5,7 +5,7 @@
   returns naive datetimes that are UTC);
 - money stays integer cents, in ``settings.SHOP_CURRENCY`` (a product
   document names it in its ``currency`` field);
-- ``{}`` and ``[]`` stay ``{}`` and ``[]`` (seed 002's ``EMPTY_OBJECT`` and
+- ``{}`` and ``[]`` stay ``{}`` and ``[]`` (FoundationDB "Hierarchical Documents" recipe's ``EMPTY_OBJECT`` and
   ``EMPTY_ARRAY``), and list order is kept.
 """
 

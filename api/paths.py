@@ -1,4 +1,4 @@
-"""Parsing the ``<path>`` of an API URL into the steps of a seed 002 path.
+"""Parsing the ``<path>`` of an API URL into the steps of a FoundationDB "Hierarchical Documents" recipe path.
 
 ``details/tracks/3/name`` is the steps ``("details", "tracks", "3", "name")``:
 ``/`` between the steps, list elements named by their index. Whether a step

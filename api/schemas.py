@@ -22,7 +22,7 @@ class Error(Schema):
 
 
 class Pricing(Schema):
-    """A product's prices (seed 001), integer cents."""
+    """A product's prices ("Product Catalog" use case), integer cents."""
 
     list: int = Field(description="List price, integer cents.")
     retail: int = Field(description="Retail price, integer cents.")
@@ -55,7 +55,7 @@ class Details(Schema):
 
 
 class ProductDocument(Schema):
-    """A product document as stored (seed 001), with ``currency`` added."""
+    """A product document as stored ("Product Catalog" use case), with ``currency`` added."""
 
     model_config = ConfigDict(extra="allow")
     id: str = Field(alias="_id", description="ObjectId.")
@@ -79,7 +79,7 @@ class Crumb(Schema):
 
 
 class CategoryDocument(Schema):
-    """A category document as stored (seed 000), with ``children`` added."""
+    """A category document as stored ("Category Hierarchy" use case), with ``children`` added."""
 
     model_config = ConfigDict(extra="allow")
     id: str = Field(alias="_id", description="ObjectId.")

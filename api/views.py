@@ -2,7 +2,7 @@
 
 Thin views: parse and check the request, call a catalog manager, answer
 (``api.responses.answer``: JSON, ETag, Cache-Control, 304). Reads by path
-are seed 002's: ``CategoryManager.read_by_path`` and
+are the FoundationDB "Hierarchical Documents" recipe's: ``CategoryManager.read_by_path`` and
 ``ProductManager.read_by_path`` evaluate the path on the server in one
 round trip. The OpenAPI schema is at ``/api/v1/openapi.json``, the
 interactive docs at ``/api/v1/docs`` (Swagger UI from the shop's own static
@@ -29,7 +29,7 @@ from .responses import answer, error, with_cache_headers
 DESCRIPTION = """
 Read-only JSON view of the Chinook Records catalog.
 
-**Paths** (seed 002): `GET /products/{sku}/{path}` answers the part of the product
+**Paths** (FoundationDB "Hierarchical Documents" recipe): `GET /products/{sku}/{path}` answers the part of the product
 document at `path`: object keys and list indices separated by `/`, e.g.
 `details/tracks/3` (the 4th track), `details/tracks/3/title`, `pricing`. Only
 that part is read from MongoDB, in one round trip. `{}` and `[]` answer as such.
@@ -90,7 +90,7 @@ def _read(request, manager, key, path, unknown):
          by_alias=True, url_name="product", summary="A product document",
          operation_id="product", openapi_extra=LINKS["product"])
 def product_document(request, sku: str):
-    """The whole product document (seed 002: the root prefix)."""
+    """The whole product document (FoundationDB "Hierarchical Documents" recipe: the root prefix)."""
     return _read(request, Product.objects, sku, "", f"No product with SKU {sku!r}.")
 
 
@@ -127,7 +127,7 @@ def category_products(request, slug: str, page: int = page_param(),
     Reads the category, the count and the page through the catalog cache (the
     category page's own entries), and the page's stock. 400 below 1 or above
     ``catalog.paginators.MAX_PAGE`` (before any read: a page is a 64-bit ``$skip`` in
-    MongoDB, issue 19); 404 past the last page."""
+    MongoDB); 404 past the last page."""
     if page < 1:
         return error(request, 400, "page must be 1 or more.")
     if page > MAX_PAGE:

@@ -32,8 +32,8 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from catalog.models import Category  # noqa: E402
-from shop.mongo import engine  # noqa: E402
-from shop.mongo.counter import count_operations  # noqa: E402
+from core.mongo import engine  # noqa: E402
+from core.mongo.counter import count_operations  # noqa: E402
 from tests.support.tree import insert_tree  # noqa: E402
 
 

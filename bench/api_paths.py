@@ -1,4 +1,4 @@
-"""Benchmark: reading a subdocument by path (seed 002) against reading the whole document.
+"""Benchmark: reading a subdocument by path (FoundationDB "Hierarchical Documents" recipe) against reading the whole document.
 
 Stores an album of ``--tracks`` tracks (5,000 by default) and measures, for
 a few paths:
@@ -30,8 +30,8 @@ from django.test import Client  # noqa: E402
 
 from catalog.models import AlbumDetails, Pricing, Product, Track  # noqa: E402
 from catalog.subdocuments import path_pipeline  # noqa: E402
-from shop import mongo  # noqa: E402
-from shop.mongo.counter import count_operations  # noqa: E402
+from core import mongo  # noqa: E402
+from core.mongo.counter import count_operations  # noqa: E402
 
 SKU = "BENCH-LONG"
 PATHS = ["", "pricing", "details/tracks/3", "details/tracks/3/title", "details/tracks/4999/title"]

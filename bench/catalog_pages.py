@@ -35,7 +35,7 @@ from django.db import connections  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from catalog.models import CatalogVersion  # noqa: E402
-from shop.mongo.counter import count_operations  # noqa: E402
+from core.mongo.counter import count_operations  # noqa: E402
 
 _DRIVER_FIELDS = ("lsid", "$db", "$clusterTime", "$readPreference", "txnNumber",
                   "autocommit", "startTransaction", "readConcern", "cursor")

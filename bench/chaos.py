@@ -8,7 +8,7 @@ keeping its charges in a file) on a free loopback port (``bench/chaos_support.Li
 Shopper threads add to a cart and pay, over and over; meanwhile the
 database server is ``kill -9``ed ``--db-kills`` times and a gunicorn worker
 ``--worker-kills`` times, spread over ``--seconds``. Nothing is restarted by
-hand: the shop brings its database back (``shop.mongo.revive``) and settles
+hand: the shop brings its database back (``core.mongo.revive``) and settles
 interrupted checkouts itself (``orders.reconcile``, every few seconds here).
 Then the load stops, recovery is given up to ``--settle`` seconds, and the
 run prints: attempts, charges, refunds, orders, charges without an order
@@ -157,7 +157,7 @@ def database(shop):
     """A pymongo database on the shop's local server (the benchmark reads its figures there)."""
     from pymongo import MongoClient
 
-    from shop.mongo.localserver import LocalServer
+    from core.mongo.localserver import LocalServer
 
     shop.get("/healthz")  # a request brings the server back if it is down
     return MongoClient(LocalServer(shop.data_dir).status()["uri"], serverSelectionTimeoutMS=30000)["shop"]

@@ -17,7 +17,7 @@ https redirect, no Secure-only cookies), gunicorn's ``gunicorn.conf.py`` with
 ``workers`` workers, and a fresh ``SHOP_LOCAL_DB_DIR`` (``workdir/db``) that
 the gunicorn master's start-up fills (migrations; the demo catalog only when
 ``demo=True``). Nothing here acts on the shop after a kill: what brings the
-database back is the shop itself (``shop.mongo.revive``).
+database back is the shop itself (``core.mongo.revive``).
 """
 
 import os
@@ -32,7 +32,7 @@ import urllib.request
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-if str(BASE_DIR) not in sys.path:  # run as bench/chaos.py: the shop's packages (shop.mongo) importable
+if str(BASE_DIR) not in sys.path:  # run as bench/chaos.py: the shop's packages (core.mongo) importable
     sys.path.insert(0, str(BASE_DIR))
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
@@ -115,7 +115,7 @@ class LiveShop:
 
     def db_pid(self):
         """The pid (int) of the running local database server, or None."""
-        from shop.mongo.localserver import LocalServer
+        from core.mongo.localserver import LocalServer
 
         return LocalServer(self.data_dir).status()["pid"]
 
@@ -163,7 +163,7 @@ class LiveShop:
 
     def stop(self):
         """Stop gunicorn (SIGTERM, then SIGKILL after 60 s) and the local database server."""
-        from shop.mongo.localserver import LocalServer
+        from core.mongo.localserver import LocalServer
 
         if self.process and self.process.poll() is None:
             self.process.terminate()

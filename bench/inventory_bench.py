@@ -71,7 +71,7 @@ from django.core.management import call_command  # noqa: E402
 from inventory.invariant import check_invariant  # noqa: E402
 from inventory.models import Cart, ExpiryRun, Inventory  # noqa: E402
 from orders.models import Order  # noqa: E402
-from shop.mongo import engine  # noqa: E402
+from core.mongo import engine  # noqa: E402
 
 SKUS = [f"BENCH-{n:04d}" for n in range(300)]
 DETAILS = {"title": "Bench album", "price": 999}

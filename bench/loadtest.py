@@ -152,12 +152,12 @@ def catalog_targets(stock):
     from django.urls import NoReverseMatch, reverse
 
     from catalog.models import Category, Product
-    from shop.mongo import LOCAL, engine
+    from core.mongo import LOCAL, engine
     from shop.startup import prepare_local_database
 
     if engine() == LOCAL:
         # django.setup() opens no connection: ``connection.connection`` stays None until
-        # the first query, so open it before dropping the database (issue 19).
+        # the first query, so open it before dropping the database.
         connection.ensure_connection()
         connection.connection.drop_database(settings.DATABASES["default"]["NAME"])
         settings.INVENTORY_DEFAULT_STOCK = stock

@@ -40,7 +40,7 @@ from django.test import Client  # noqa: E402
 
 from catalog.models import Category, Product  # noqa: E402
 from inventory.models import Inventory  # noqa: E402
-from shop.mongo.counter import count_operations  # noqa: E402
+from core.mongo.counter import count_operations  # noqa: E402
 
 OSCAR_VERSION = "4.2.1"
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""Benchmark of ``rollup_stats`` (seed 001's hierarchical rollups): a full run, then an incremental one.
+"""Benchmark of ``rollup_stats`` ("Hierarchical Aggregation" use case's rollups): a full run, then an incremental one.
 
     python bench/rollup_bench.py [--events 1000000] [--days 365] [--new 10000] [--tracemalloc]
                                  [--generate-only | --reuse]
@@ -104,7 +104,7 @@ def main():
 
     from analytics.periods import LEVELS
     from catalog.models import Product
-    from shop.mongo import engine, get_collection
+    from core.mongo import engine, get_collection
 
     call_command("migrate", verbosity=0, interactive=False)
     for name in [*([] if options.reuse else ["events"]), "stats.progress", *(level.collection for level in LEVELS)]:

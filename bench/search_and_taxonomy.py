@@ -1,4 +1,4 @@
-"""Benchmark: taxonomy import time and search throughput (issue 5).
+"""Benchmark: taxonomy import time and search throughput.
 
 Run by hand from the project root. It uses the test settings: a throw-away
 local server for the run (no MONGODB_URI), or the server MONGODB_URI names
@@ -40,8 +40,8 @@ from django.test.utils import setup_test_environment  # noqa: E402
 from catalog.keywords import document_keywords  # noqa: E402
 from catalog.search import lower_title  # noqa: E402
 from catalog.models import AlbumDetails, Category, Pricing, Product, Track  # noqa: E402
-from shop.mongo import engine, get_collection  # noqa: E402
-from shop.mongo.documents import model_to_document  # noqa: E402
+from core.mongo import engine, get_collection  # noqa: E402
+from core.mongo.documents import model_to_document  # noqa: E402
 
 WORDS = ("love night blue fire heart road city dream rock song black gold river light "
          "storm wild time sun moon star rain soul king queen ghost iron glass silver "

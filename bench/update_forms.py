@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pymongo import ASCENDING, MongoClient, UpdateOne  # noqa: E402
 
-from shop.mongo.localserver import start_throwaway  # noqa: E402
+from core.mongo.localserver import start_throwaway  # noqa: E402
 
 OLD = datetime.datetime(2026, 1, 1)
 SET = {"$set": {"status": "expired", "expiry_run": "r", "last_modified": datetime.datetime(2026, 6, 2)}}

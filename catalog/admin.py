@@ -5,7 +5,7 @@ the products of each category and of its subtree, reordered and moved by
 drag and drop (``catalog/admin_tree.py``); it costs the same few round
 trips whatever the size of the tree. Every add,
 rename, slug change, move and delete goes through ``Category.objects``
-(seed 000), so the ancestors of every category stay right; what the manager
+("Category Hierarchy" use case), so the ancestors of every category stay right; what the manager
 refuses (a cycle, a taken slug, a delete of a category that is not empty)
 is a form error or an admin message, and changes nothing.
 
@@ -32,12 +32,12 @@ from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
 from .models import Category, Product
-from .templatetags.shop import money
+from core.templatetags.money import money
 
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    """The category tree, edited through ``Category.objects`` (seed 000's ancestor operations)."""
+    """The category tree, edited through ``Category.objects`` ("Category Hierarchy" use case's ancestor operations)."""
 
     form = CategoryAdminForm
     # The template draws the tree's rows itself (admin_tree.tree_rows, 20 times faster than

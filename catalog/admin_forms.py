@@ -4,13 +4,13 @@
   chosen from the whole tree (one read), shown indented in tree order,
   cleaned to Category instances / ObjectIds.
 * ``CategoryAdminForm``: a category's name, slug and parent. Its ``clean()``
-  asks the category manager whether a move is allowed (seed 000 refuses a
+  asks the category manager whether a move is allowed ("Category Hierarchy" use case refuses a
   move under the category itself or a descendant), so a refusal is a form
   error and nothing is written. Saving is the admin's job, through the
   manager (``catalog/admin.py``).
 * ``CategoryMoveForm``: a drop in the admin's tree (node, target, where).
 * ``AlbumDetailsForm``, ``FilmDetailsForm``, ``SeasonDetailsForm``: one form
-  per known product type (seed 001's ``details``).
+  per known product type ("Product Catalog" use case's ``details``).
 * ``ProductAdminForm``: a product's common fields, pricing shown in dollars
   and stored in cents, shipping, and the details of its type.
 """
@@ -19,7 +19,7 @@ import copy
 
 from django import forms
 
-from shop.money import cents, dollars
+from core.money import cents, dollars
 
 from .exceptions import InvalidMove
 from .ids import as_object_id

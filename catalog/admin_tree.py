@@ -1,6 +1,6 @@
 """The category tree of the admin's changelist, and its drag-and-drop move endpoint.
 
-What staff of django-mptt's ``DraggableMPTTAdmin`` expect, on seed 000's
+What staff of django-mptt's ``DraggableMPTTAdmin`` expect, on the "Category Hierarchy" use case's
 ancestors arrays:
 
 * ``CategoryChangeList``: the whole tree on one page, in tree order (siblings

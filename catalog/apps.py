@@ -3,7 +3,7 @@ from django.db.models.signals import post_delete, post_save, pre_delete
 
 
 class CatalogConfig(AppConfig):
-    """Categories (the seeds' ancestor tree), products and the storefront pages."""
+    """Categories (the "Category Hierarchy" ancestor tree), products and the storefront pages."""
 
     name = "catalog"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"

@@ -12,7 +12,7 @@ _JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
 def crumb_trail(category):
     """``[{'name', 'slug'}, ...]`` from the root down to ``category`` (itself last).
 
-    ``category`` is a Category (its stored ancestors, seed 000): no query.
+    ``category`` is a Category (its stored ancestors, the "Category Hierarchy" use case): no query.
     """
     return [{"name": node.name, "slug": node.slug} for node in (*category.ancestors, category)]
 

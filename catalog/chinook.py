@@ -17,7 +17,7 @@ import datetime
 import sqlite3
 from collections import Counter
 
-from shop import money
+from core import money
 
 from .models import (
     AlbumDetails,

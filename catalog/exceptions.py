@@ -31,7 +31,7 @@ class TaxonomyError(ValueError):
 
 
 class PathError(ValueError):
-    """A path that cannot be answered (seed 002). ``step`` is the 0-based index of the step
+    """A path that cannot be answered (FoundationDB "Hierarchical Documents" recipe). ``step`` is the 0-based index of the step
     at fault (None for the path as a whole) and ``steps`` the path."""
 
     def __init__(self, message, steps=(), step=None):

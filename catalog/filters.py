@@ -7,7 +7,7 @@ errors when it is invalid, and passes the cleaned values to a manager.
 
 from django import forms
 
-from shop import money
+from core import money
 
 from .search import MAX_SUGGEST_PREFIX
 

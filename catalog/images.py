@@ -1,4 +1,4 @@
-"""Product cover images (issue 12): validation of uploads, the sizes shown, generated covers.
+"""Product cover images: validation of uploads, the sizes shown, generated covers.
 
 Staff upload one cover per product in the admin (``Product.image``, stored
 through Django's storage API under ``covers/``). django-imagekit

@@ -1,6 +1,6 @@
 """The catalog's indexes beyond those its models declare (slug and SKU unique, the parent
 foreign key): ``INDEXES``, each ``(keys, options)`` as pymongo's ``create_index`` takes
-them, collected by ``shop.mongo.indexes.registry``.
+them, collected by ``core.mongo.indexes.registry``.
 
 The catalog's migrations create them (each with its own literal copy of the
 specs of its day); ``ensure_indexes`` checks them. A new index here needs a
@@ -9,7 +9,7 @@ migration too (``tests/test_ensure_indexes.py`` fails until migrate makes it).
 
 from pymongo import ASCENDING, DESCENDING
 
-# Indexes the seeds prescribe. Those Django can declare (slug and SKU
+# Indexes the sources prescribe. Those Django can declare (slug and SKU
 # unique, the parent foreign key) come from the models themselves.
 _CATEGORY_INDEXES = [
     ([("ancestors._id", ASCENDING)], {"name": "ancestors_id"}),
@@ -17,7 +17,7 @@ _CATEGORY_INDEXES = [
 _PRODUCT_INDEXES = [
     ([("categories", ASCENDING)], {"name": "categories"}),
     # A category page: the products listed in a category or below it (one equality on
-    # ``listed_in``), newest first (issue 20).
+    # ``listed_in``), newest first.
     (
         [("listed_in", ASCENDING), ("details.issue_date", DESCENDING), ("_id", ASCENDING)],
         {"name": "listed_in_issue_date"},
@@ -48,3 +48,11 @@ _PRODUCT_INDEXES = [
 ]
 
 INDEXES = {"categories": _CATEGORY_INDEXES, "products": _PRODUCT_INDEXES}
+
+
+# The sharding plan (core.mongo.sharding, docs/sharding.md): categories stay unsharded (small,
+# and their unique slug index would block it); products on {sku: 1}, not the Product Catalog
+# use case's (type, details.genre, sku): details.genre is an array, and a shard key's index
+# cannot be multikey. The unique sku index is the key's own index and stays.
+SHARD_KEYS = [("products", {"sku": 1}, True)]
+UNSHARDED = ("categories",)

@@ -42,7 +42,7 @@ def prefix_range(prefix):
     """The strings that start with ``prefix`` (non-empty), as a range condition:
     ``"zep"`` -> ``{"$gte": "zep", "$lt": "zeq"}``.
 
-    It means the same as the anchored pattern ``{"$regex": "^zep"}`` (seed 001
+    It means the same as the anchored pattern ``{"$regex": "^zep"}`` ("Product Catalog" use case
     "Regular Expression Pitfalls"), and MongoDB serves both from an index;
     SecantusDB 0.7.0b3 scans the collection for any ``$regex`` but serves a
     range from the index, so the shop writes prefixes as ranges. No character

@@ -1,13 +1,13 @@
 """The product listing: its sort orders, the fields a product card shows, the filter of a
 category page, and the queries as sequences for Django's Paginator.
 
-``ProductQuery`` serves the seed 001 queries that an index sorts (count and
+``ProductQuery`` serves the "Product Catalog" use case queries that an index sorts (count and
 page: 2 round trips); ``CountedListing`` serves category pages without a
 price filter (a kept count, and newest first a window of issue dates);
 ``ProductListing`` serves price-filtered category pages and search (count
 and page in one aggregation). ``len()`` is the count, a slice is one
 page. The manager caches both by the catalog's version
-(``catalog/pagecache.py``) and reads the page's stock on every request
+(``catalog/cache.py``) and reads the page's stock on every request
 (``ProductManager.with_availability``): stock is never cached.
 
 Used by ``ProductManager`` (``catalog/managers/products.py``), search
@@ -146,7 +146,7 @@ class ProductListing(ProductQuery):
     ``catalog/search.py``). ``page_hint`` is the ``(start, stop)`` that
     Paginator will ask for; ``count()`` reads it along. Another slice costs
     one more aggregation. Sorting happens after the match, in memory: right
-    for a category page's few hundred products, while the seed queries that
+    for a category page's few hundred products, while the Product Catalog queries that
     an index sorts use a ``ProductQuery``.
     """
 

@@ -1,8 +1,8 @@
 """Catalog documents: categories with embedded ancestors, products with typed details.
 
 The shapes are the ``categories`` and ``products`` collections of
-``docs/collections.md`` (seeds 000 and 001). Money is integer cents; times
-are UTC. The ORM serves forms, the admin and simple reads; the seeds'
+``docs/collections.md`` ("Category Hierarchy" use case). Money is integer cents; times
+are UTC. The ORM serves forms, the admin and simple reads; the sources'
 multi-document operations live on the managers (``catalog/managers/``).
 """
 
@@ -38,7 +38,7 @@ class Ancestor(EmbeddedModel):
 
 
 class Category(models.Model):
-    """A node of the category tree (seed 000).
+    """A node of the category tree ("Category Hierarchy" use case).
 
     ``ancestors`` lists every category above this one, root first and parent
     last, each as ``{_id, slug, name}``, so that breadcrumbs come from one
@@ -100,7 +100,7 @@ class Shipping(EmbeddedModel):
 
 
 class Pricing(EmbeddedModel):
-    """Prices in cents (seed 001): ``savings = list - retail``, ``pct_savings`` in whole percent."""
+    """Prices in cents ("Product Catalog" use case): ``savings = list - retail``, ``pct_savings`` in whole percent."""
 
     list = models.PositiveIntegerField()
     retail = models.PositiveIntegerField()
@@ -136,7 +136,7 @@ class Track(EmbeddedModel):
 
 
 class AlbumDetails(EmbeddedModel):
-    """Details of an ``Audio Album`` (seed 001): artist, genres, issue date, tracks."""
+    """Details of an ``Audio Album`` ("Product Catalog" use case): artist, genres, issue date, tracks."""
 
     artist = models.CharField(max_length=200)
     genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
@@ -145,7 +145,7 @@ class AlbumDetails(EmbeddedModel):
 
 
 class FilmDetails(EmbeddedModel):
-    """Details of a ``Film`` (seed 001): director, writer, actors, rating, aspect ratio."""
+    """Details of a ``Film`` ("Product Catalog" use case): director, writer, actors, rating, aspect ratio."""
 
     director = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     writer = ArrayField(models.CharField(max_length=200), default=list, blank=True)
@@ -166,7 +166,7 @@ class SeasonDetails(EmbeddedModel):
 
 
 class Product(models.Model):
-    """A product (seed 001): common fields, then ``details`` of its type.
+    """A product ("Product Catalog" use case): common fields, then ``details`` of its type.
 
     ``categories`` holds the ObjectIds of the categories the product is
     listed in; a category page lists the products of the category and all
@@ -182,7 +182,7 @@ class Product(models.Model):
     sku = models.CharField("SKU", max_length=64, unique=True)
     type = models.CharField(max_length=40, choices=TYPE_CHOICES)
     title = models.CharField(max_length=300)
-    # The title lower-cased, for the index-friendly prefix search (seed 001
+    # The title lower-cased, for the index-friendly prefix search ("Product Catalog" use case
     # "Regular Expression Pitfalls"); kept in sync by save() and sync().
     title_lower = models.CharField(max_length=300, blank=True, default="", editable=False)
     # The product's distinct words, for the storefront search's multikey index
@@ -191,7 +191,7 @@ class Product(models.Model):
     description = models.TextField(blank=True, default="")
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     # The ids of ``categories`` and of all their ancestors, so that the products of a
-    # category and its whole subtree are one equality, ``{listed_in: id}`` (issue 20);
+    # category and its whole subtree are one equality, ``{listed_in: id}``;
     # kept by save(), Product.objects.sync and Category.objects.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
@@ -230,7 +230,7 @@ class Product(models.Model):
         their ancestors: one read of the categories) in step with the product, and the kept
         counts of the categories it enters or leaves (``ListingCount.objects.changing``: one
         read of its stored ``listed_in``; when that changes, a mark before and a recount after)."""
-        from shop.mongo.documents import model_to_document
+        from core.mongo.documents import model_to_document
 
         self.title_lower = lower_title(self.title)
         self.listed_in = Category.objects.listed_in(self.categories)
@@ -253,7 +253,7 @@ class CatalogVersion(models.Model):
     """The catalog's version: one document, ``{name: "catalog", token}``, whose ``token``
     every write to categories or products changes (``CatalogVersion.objects.bump``).
 
-    The storefront's cache keys carry it (``catalog/pagecache.py``), so a
+    The storefront's cache keys carry it (``catalog/cache.py``), so a
     staff edit shows on the next request of every process. Read and written
     only through ``CatalogVersion.objects``.
     """

@@ -7,7 +7,7 @@ above ``MAX_PAGE`` with a 400 (``api.views``). A page number turns into a
 ``$skip`` of ``(page - 1) * per_page`` documents, and MongoDB's integers
 are 64-bit: ``?page=999999999999999999999999999999`` used to reach pymongo
 as a skip it cannot encode (``OverflowError: MongoDB can only handle up to
-8-byte ints``), a 500 (issue 19). So the number is clamped to ``MAX_PAGE``
+8-byte ints``), a 500. So the number is clamped to ``MAX_PAGE``
 before any query is built, and Django's Paginator then clamps it to the
 last page that exists.
 """

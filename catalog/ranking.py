@@ -1,4 +1,4 @@
-"""Search relevance from a product's own fields (issue 12): no ``$text`` score needed.
+"""Search relevance from a product's own fields: no ``$text`` score needed.
 
 ``search_ranking`` adds aggregation stages after whatever ``$match`` selected
 the results (the ``keywords`` index): where a word of the query first matched gives ``rank``, title before

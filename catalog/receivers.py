@@ -3,15 +3,15 @@
 of a product marks and recounts its categories' kept counts (``ListingCount.objects``; a
 save does that in ``Product.save``).
 
-The managers' raw writes bump it themselves (``bump_catalog_version``);
+The managers' raw writes bump it themselves (``catalog.managers.siblings.bump_catalog_version``);
 these cover the writes Django's ORM makes, so that no catalog write leaves
-a cached storefront page behind (``catalog/pagecache.py``).
+a cached storefront page behind (``catalog/cache.py``).
 """
 
 
 def catalog_changed(sender, **kwargs):
     """``post_save`` / ``post_delete`` of ``Category`` or ``Product``: one write, the bump."""
-    from .managers.versions import bump_catalog_version
+    from .managers.siblings import bump_catalog_version
 
     bump_catalog_version()
 

@@ -1,5 +1,5 @@
 """Product search: the words of a shopper's query matched against ``keywords``, ranked by
-where they matched, and search-as-you-type over title prefixes (seed 001's prefix pattern).
+where they matched, and search-as-you-type over title prefixes ("Product Catalog" use case's prefix pattern).
 
 ``ProductManager.search`` and ``ProductManager.suggest`` call these
 builders; the words come from ``catalog/keywords.py``, the ranking from
@@ -51,7 +51,7 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT)
     which page will be asked for), or an empty ``ProductQuery`` (no round
     trip) when ``text`` holds no word.
 
-    Relevance (issue 12) comes from the product's fields: ``search_ranking``
+    Relevance comes from the product's fields: ``search_ranking``
     ranks a match in the title before one in the artist, then a track,
     then the cast, then the description, and each product gets
     ``matched`` ("track: Inject The Venom").
@@ -68,7 +68,7 @@ def suggest_query(prefix):
     """``(filter, sort)`` of the products whose title starts with ``prefix`` (any case,
     leading spaces dropped, cut to ``MAX_SUGGEST_PREFIX``), or None for a blank prefix.
 
-    Seed 001's index-friendly prefix pattern over ``title_lower``, written as
+    The "Product Catalog" use case's index-friendly prefix pattern over ``title_lower``, written as
     a range (``prefix_range``: SecantusDB uses no index for a ``$regex``).
     """
     prefix = lower_title(str(prefix)).lstrip()[:MAX_SUGGEST_PREFIX]

@@ -1,7 +1,7 @@
 """Category slugs: the one way a name or a staff-typed slug becomes a slug, and the one
 allocator of a free slug (``rock``, ``rock-2``, ``rock-3``...).
 
-Used by ``Category.objects`` when it adds or renames categories (seed 000),
+Used by ``Category.objects`` when it adds or renames categories ("Category Hierarchy" use case),
 by the admin's category form and by ``load_catalog`` to find a category by
 the slug its name gets.
 """

@@ -1,6 +1,6 @@
-"""Documents and subdocuments by path (seed 002, "Hierarchical Documents"), as raw pymongo.
+"""Documents and subdocuments by path (FoundationDB "Hierarchical Documents" recipe), as raw pymongo.
 
-Seed 002 stores a document as the list of its root-to-leaf paths, so that a
+The FoundationDB "Hierarchical Documents" recipe stores a document as the list of its root-to-leaf paths, so that a
 document is read whole by its root and a subdocument by a path prefix. In
 MongoDB the document already is that tree: a path is a list of *steps*,
 each an object key or, on a list, the element's index, and a subdocument is

@@ -1,6 +1,6 @@
 """The category tree without the database: node order, ancestor crumbs, cycle checks.
 
-Seed 000 keeps, in every category, its ancestors root first and parent
+The "Category Hierarchy" use case keeps, in every category, its ancestors root first and parent
 last, each as ``{_id, slug, name}``. ``CategoryManager`` reads and writes
 them; these helpers work on what it read (categories or raw documents) and
 never touch MongoDB.
@@ -83,7 +83,7 @@ def crumb(document):
 
 def ancestors_under(parent_document):
     """The ancestors of a child of ``parent_document`` (a ``{_id, slug, name, ancestors}``
-    document, or None for the top level): the parent's ancestors, then the parent (seed 000)."""
+    document, or None for the top level): the parent's ancestors, then the parent ("Category Hierarchy" use case)."""
     if parent_document is None:
         return []
     return [*parent_document.get("ancestors", []), crumb(parent_document)]
@@ -91,7 +91,7 @@ def ancestors_under(parent_document):
 
 def refuse_cycle(category_id, name, parent_document):
     """Raise ``InvalidMove`` when ``parent_document`` (None: the top level) is the category
-    ``category_id`` or below it (seed 000 "Move a Category"); ``name`` is for the message."""
+    ``category_id`` or below it ("Category Hierarchy" use case "Move a Category"); ``name`` is for the message."""
     if parent_document is None:
         return
     if parent_document["_id"] == category_id:

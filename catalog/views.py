@@ -1,4 +1,4 @@
-"""Storefront pages: home, category, product, the seed 001 queries (genre, deals,
+"""Storefront pages: home, category, product, the "Product Catalog" use case queries (genre, deals,
 artist, actor) and search. Thin: parse, call a manager, render."""
 
 from django.conf import settings
@@ -86,7 +86,7 @@ def product(request, sku):
     })
 
 
-# -- storefront queries and search (seed 001 "Operations") ----------------
+# -- storefront queries and search ("Product Catalog" use case "Operations") ----------------
 
 
 def _product_list(request, query, context, status=200, not_found_if_empty=False):

@@ -1,4 +1,4 @@
-"""Stock and carts in the Django admin (seed 003), changed only through the inventory managers.
+"""Stock and carts in the Django admin ("Inventory Management" use case), changed only through the inventory managers.
 
 Stock: each SKU's available quantity and its reservations (cart, quantity,
 age) are read-only; staff set the available quantity, or adjust it by a
@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 
-from catalog.templatetags.shop import money
+from core.templatetags.money import money
 
 from .exceptions import StockError
 from .models import Cart, Inventory

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class InventoryConfig(AppConfig):
-    """Stock, carts and checkout (seed 003)."""
+    """Stock, carts and checkout ("Inventory Management" use case)."""
 
     name = "inventory"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"

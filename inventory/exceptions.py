@@ -10,7 +10,7 @@ class InventoryError(Exception):
 
 
 class CartInactive(InventoryError):
-    """The cart is no longer active (expired, in checkout, complete, handed over) or does not
+    """The cart is no longer active (expired, in checkout, complete, merged) or does not
     exist; ``status`` is its status when known (str), else None."""
 
     def __init__(self, message="Your cart has expired. A new one has been started.", status=None):

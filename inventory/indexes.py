@@ -1,5 +1,5 @@
 """The inventory app's indexes: ``INDEXES``, each ``(keys, options)`` as pymongo's
-``create_index`` takes them, collected by ``shop.mongo.indexes.registry``.
+``create_index`` takes them, collected by ``core.mongo.indexes.registry``.
 
 The reservations' indexes are created by ``inventory``'s migration 0002 (its
 own literal copy); the carts' come from ``Cart.Meta.indexes`` (Django's
@@ -9,12 +9,12 @@ checks them too.
 
 from pymongo import ASCENDING
 
-from shop.mongo.indexes import model_indexes
+from core.mongo.indexes import model_indexes
 
 from .models import Cart
 
 INDEXES = {
-    # Seed 003: ``carted.cart_id`` serves checkout's and expiry's ``update_many``
+    # The "Inventory Management" use case: ``carted.cart_id`` serves checkout's and expiry's ``update_many``
     # over the reservations of one cart; ``carted.timestamp`` serves
     # ``cleanup_inventory``.
     "inventory": [
@@ -24,3 +24,9 @@ INDEXES = {
     # (status, last_modified) for expiry; (user_id, status) for an account's cart.
     **model_indexes(Cart),
 }
+
+
+# The sharding plan (core.mongo.sharding, docs/sharding.md): inventory on its _id (the SKU);
+# carts on a hashed _id (a ranged key on growing ids would send every insert to one chunk).
+SHARD_KEYS = [("inventory", {"_id": 1}, False), ("carts", {"_id": "hashed"}, False)]
+UNSHARDED = ("expiry_runs",)

@@ -1,4 +1,4 @@
-"""Inventory and carts (seed 003): stock with embedded reservations, aging carts.
+"""Inventory and carts ("Inventory Management" use case): stock with embedded reservations, aging carts.
 
 The shapes are ``docs/collections.md``'s ``inventory`` and ``carts``::
 
@@ -12,7 +12,7 @@ The shapes are ``docs/collections.md``'s ``inventory`` and ``carts``::
 ``qty + sum(carted.qty) + sold == stocked`` (``sold`` comes from the lines of
 complete carts). Change them only through ``Inventory.objects`` and
 ``Cart.objects`` (``inventory/managers/``): their operations are the
-seed's conditional single-document updates.
+source's conditional single-document updates.
 """
 
 import secrets
@@ -42,7 +42,7 @@ class Reservation(EmbeddedModel):
 
 
 class Inventory(models.Model):
-    """The stock of one SKU (seed 003 "Schema"): available ``qty`` and the reservations of carts."""
+    """The stock of one SKU ("Inventory Management" use case "Schema"): available ``qty`` and the reservations of carts."""
 
     sku = models.CharField("SKU", max_length=64, primary_key=True, db_column="_id")
     qty = models.IntegerField("available", default=0)
@@ -91,7 +91,7 @@ class CartLine(EmbeddedModel):
 
 
 class Cart(models.Model):
-    """A shopping cart (seed 003): it ages, and when too old its reservations return to stock.
+    """A shopping cart ("Inventory Management" use case): it ages, and when too old its reservations return to stock.
 
     ``status`` goes active -> pending -> complete (checkout), pending ->
     active (payment declined or never taken), active -> expired in one write
@@ -99,7 +99,7 @@ class Cart(models.Model):
     ``expiring`` is only left by an earlier version's crashed run, which the
     next run finishes; a pending cart is never expired: its payment may be
     taken, and ``reconcile_payments`` settles it), or active -> merging -> merged (its lines combined
-    into its account's cart at log-in, ``inventory.handover``). A complete
+    into its account's cart at log-in, ``inventory.merge``). A complete
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
     ``user_id`` is the shopper's account ("" for a guest's cart).
     """

@@ -1,6 +1,6 @@
 """Shopper pages: add to cart, the cart. Thin views (checkout and orders: the ``orders`` app).
 
-A shopper's cart id lives in the Django session (server-side, shop/sessions.py), never in
+A shopper's cart id lives in the Django session (server-side, core/sessions.py), never in
 a form or a URL that could name another cart: the views act only on the
 session's cart. After each cart change the session also keeps the number of
 units in the cart (``cart_count``), which the header shows without a

@@ -12,7 +12,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from catalog.templatetags.shop import money
+from core.templatetags.money import money
 
 from . import fulfilment, numbers
 from .exceptions import InvalidTransition, OrderError

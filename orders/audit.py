@@ -13,7 +13,7 @@ import datetime
 
 from django.conf import settings
 
-from shop import clock
+from core import clock
 
 from .models import Order, PaymentAttempt
 from .payments import get_provider

@@ -1,4 +1,4 @@
-"""Placing an order: seed 003's checkout, priced on the server, written as an order document.
+"""Placing an order: the "Inventory Management" use case's checkout, priced on the server, written as an order document.
 
 ``place_order`` is the one way a cart becomes an order; the checkout page
 and the tests call it. ``complete_attempt`` is its second half, shared with
@@ -17,7 +17,7 @@ from pymongo.errors import DuplicateKeyError
 from catalog.models import Product
 from inventory.exceptions import CartInactive
 from inventory.models import Cart, Inventory
-from shop import clock
+from core import clock
 
 from . import pricing
 from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentInProgress
@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 
 def lock_cart(cart_id, payment_key):
-    """Seed 003 ``checkout``'s first steps: lock the cart for the attempt ``payment_key`` and
+    """The "Inventory Management" use case ``checkout``'s first steps: lock the cart for the attempt ``payment_key`` and
     check it against its reservations.
 
     1. ``Cart.objects.lock_for_checkout``: active -> pending, holding ``payment_key``.
@@ -94,7 +94,7 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
 
     ``card`` is a ``payments.Card``; ``address`` a dict of ``Address``'s
     fields (or None); ``user_id`` the shopper's account id ("" for a guest).
-    Seed 003 ``checkout``, with a payment ledger so that no crash keeps money
+    The "Inventory Management" use case ``checkout``, with a payment ledger so that no crash keeps money
     without an order (docs/operations.md, "Checkout and payment recovery"):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines

@@ -1,4 +1,4 @@
-"""The orders app's indexes: ``INDEXES``, collected by ``shop.mongo.indexes.registry``.
+"""The orders app's indexes: ``INDEXES``, collected by ``core.mongo.indexes.registry``.
 
 They are ``Order.Meta.indexes`` (an account's orders newest first, the
 admin's status filter, the search by email) and ``PaymentAttempt.Meta.indexes``
@@ -8,8 +8,16 @@ unique ``number`` and ``cart_id`` indexes come from the fields (see
 ``docs/sharding.md`` for what becomes of them on a sharded cluster).
 """
 
-from shop.mongo.indexes import model_indexes
+from core.mongo.indexes import model_indexes
 
 from .models import Order, PaymentAttempt
 
 INDEXES = model_indexes(Order, PaymentAttempt)
+
+
+# The sharding plan (core.mongo.sharding, docs/sharding.md): orders on a hashed _id (ObjectIds
+# grow); their unique number and cart_id are replaced by plain indexes first (what guards
+# those values then: docs/sharding.md); the order counter and the payment ledger stay unsharded.
+SHARD_KEYS = [("orders", {"_id": "hashed"}, False)]
+UNIQUE_BEFORE_SHARDING = {"orders": ("number", "cart_id")}
+UNSHARDED = ("counters", "payment_attempts")

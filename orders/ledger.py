@@ -15,8 +15,8 @@ from django.db import models
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from .exceptions import AttemptFenced
 

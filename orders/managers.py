@@ -13,8 +13,8 @@ from django.db import connections, models
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from . import numbers
 from .exceptions import InvalidTransition, OrderError

@@ -1,6 +1,6 @@
 """Payment recovery: settle what a crash of the database or of a worker left in checkout.
 
-Seed 003's "Error Handling" for money: a checkout that died after its cart
+The "Inventory Management" use case's "Error Handling" for money: a checkout that died after its cart
 was locked leaves a *pending* cart, and perhaps a payment attempt
 (``orders.ledger``) still ``charging`` or ``charged``. ``reconcile`` (the
 ``reconcile_payments`` command, and a background thread of every serving
@@ -29,7 +29,7 @@ import threading
 from django.conf import settings
 
 from inventory.models import Cart
-from shop import clock
+from core import clock
 
 from .checkout import complete_attempt, order_id
 from .ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID

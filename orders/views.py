@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
 from inventory.views import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
-from shop.money import display
+from core.money import display
 
 from . import pricing
 from .checkout import place_order

@@ -41,6 +41,6 @@ class ShopConfig(AppConfig):
 
         if getattr(settings, "SHOP_DEBUG_TOOLBAR", False):
             # Before any pymongo client exists: the toolbar's MongoDB panel listens to them all.
-            from shop.mqlpanel import register
+            from core.mqlpanel import register
 
             register()

@@ -10,9 +10,9 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from pymongo.errors import PyMongoError
 
-from shop.mongo import engine
-from shop.mongo.localserver import LocalServerError
-from shop.mongo.revive import revive_soon
+from core.mongo import engine
+from core.mongo.localserver import LocalServerError
+from core.mongo.revive import revive_soon
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def ping(alias="default"):
     that does not answer costs at most the timeout (pymongo's client-side
     operation timeout, which bounds server selection too), never a hang.
     A local server that does not answer is started again in the background
-    (``shop.mongo.revive``); this answer still says it is down.
+    (``core.mongo.revive``); this answer still says it is down.
     """
     connection = connections[alias]
     try:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import environ
 
-from shop.dotenv import development_key, dotenv_path
+from core.dotenv import development_key, dotenv_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     # Before staticfiles: the shop's runserver (shop/management/commands/) overrides its.
+    "core.apps.CoreConfig",
     "shop.apps.ShopConfig",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
@@ -72,18 +73,18 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "shop.middleware.RequestLogMiddleware",
-    # A view that cannot reach the database answers 503 with Retry-After (shop.unavailable).
-    "shop.middleware.DatabaseUnavailableMiddleware",
+    "core.middleware.RequestLogMiddleware",
+    # A view that cannot reach the database answers 503 with Retry-After (core.unavailable).
+    "core.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     # Django's, plus: a POST with a session that ended meanwhile in another tab is refused
-    # (nothing changed), and a key the request brought is never sent back (shop/sessions.py).
-    "shop.sessions.SessionMiddleware",
+    # (nothing changed), and a key the request brought is never sent back (core/sessions.py).
+    "core.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Reads the catalog's version at most once per request (catalog/pagecache.py).
-    "catalog.pagecache.CatalogVersionMiddleware",
+    # Reads the catalog's version at most once per request (catalog/middleware.py, catalog/cache.py).
+    "catalog.middleware.CatalogVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -115,7 +116,7 @@ MONGODB_URI = env.str("MONGODB_URI", default="")
 MONGODB_NAME = env.str("MONGODB_NAME", default="shop")
 DATABASES = {
     "default": {
-        "ENGINE": "shop.mongo",
+        "ENGINE": "core.mongo",
         "HOST": MONGODB_URI,
         "NAME": MONGODB_NAME,
         # A server that does not answer fails fast instead of hanging a page.
@@ -123,7 +124,7 @@ DATABASES = {
     }
 }
 # Without MONGODB_URI: the local SecantusDB server's data, logs and pid file
-# (shop/mongo/localserver.py); `manage.py dbserver status|stop` manages it.
+# (core/mongo/localserver.py); `manage.py dbserver status|stop` manages it.
 SHOP_LOCAL_DB_DIR = Path(env.str("SHOP_LOCAL_DB_DIR", default=str(BASE_DIR / "var" / "db")))
 DEFAULT_AUTO_FIELD = "django_mongodb_backend.fields.ObjectIdAutoField"
 MIGRATION_MODULES = {
@@ -133,12 +134,12 @@ MIGRATION_MODULES = {
     "axes": "shop.mongo_migrations.axes",
 }
 
-# Sessions live on the server (issue 19): Django's database store, in MongoDB's
+# Sessions live on the server: Django's database store, in MongoDB's
 # django_session collection, so that sign-out ends a session everywhere (a copied cookie
 # opens nothing) and a late answer of another tab cannot bring an ended guest session
-# back (shop/sessions.py). A request with a session cookie costs one read by key.
+# back (core/sessions.py). A request with a session cookie costs one read by key.
 # `manage.py clearsessions` (cron, daily) deletes the expired ones.
-SESSION_ENGINE = "shop.sessions"
+SESSION_ENGINE = "core.sessions"
 # An ended session (sign-out, or the old key at sign-in) stays marked as ended this many
 # seconds, so that requests sent before it ended are answered as a guest's and set no cookie.
 SESSION_ENDED_GRACE = env.int("SHOP_SESSION_ENDED_GRACE", default=60)
@@ -170,7 +171,7 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
 # Products shown on a category page (and a page of /api/v1/categories/<slug>/products).
 CATALOG_PAGE_SIZE = 24
-# The storefront's cache of catalog reads (issue 20, catalog/pagecache.py, docs/performance.md):
+# The storefront's cache of catalog reads (catalog/cache.py, docs/performance.md):
 # one URL (django-environ's cache_url). Default: each process's own memory, which the
 # catalog's version keeps right across processes; CACHE_URL=pymemcache://host:11211 or
 # redis://host:6379/0 shares one cache between every worker.
@@ -186,8 +187,8 @@ SHOP_CURRENCY = "USD"
 # The JSON API (/api/v1/): how long a client or proxy may reuse an answer, in seconds.
 API_CACHE_SECONDS = env.int("API_CACHE_SECONDS", default=60)
 
-# Catalog search and read scaling (issue 5): the read preference of the
-# catalog's read-only queries (seed 001 "Scaling read performance").
+# Catalog search and read scaling: the read preference of the
+# catalog's read-only queries ("Product Catalog" use case "Scaling read performance").
 MONGODB_READ_PREFERENCE = env.str("MONGODB_READ_PREFERENCE", default="primary")
 
 # Inventory, carts and checkout (inventory app).
@@ -195,7 +196,7 @@ INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load
 CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
-# Below this many units available a product shows "Only N left" (issue 12).
+# Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")
 # TestProvider's charges (an SQLite file every process shares, as a provider's dashboard).
@@ -226,10 +227,10 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "accounts:account"
 LOGOUT_REDIRECT_URL = "catalog:home"
 
-# Analytics (issue 6): the tax rate of the "totals with tax" report, in whole percent.
+# Analytics: the tax rate of the "totals with tax" report, in whole percent.
 ANALYTICS_TAX_PERCENT = env.int("ANALYTICS_TAX_PERCENT", default=SHOP_TAX_PERCENT)
-# Issue 16: the staff dashboard's figures are never older than this many seconds: opening
-# it runs the incremental rollup first when they are (rollup_stats's --lag default, the seed's 60).
+# The staff dashboard's figures are never older than this many seconds: opening
+# it runs the incremental rollup first when they are (rollup_stats's --lag default, the source's 60).
 ANALYTICS_ROLLUP_LAG = env.int("ANALYTICS_ROLLUP_LAG", default=60)
 
 # ---------------------------------------------------------------------------
@@ -278,7 +279,7 @@ CONTENT_SECURITY_POLICY = {
 
 # Development: django-debug-toolbar with the MongoDB commands of each request
 # (django-mongodb-extensions' MQL panel fed by pymongo's command monitoring,
-# shop/mqlpanel.py), for requests from this machine. Only with DJANGO_DEBUG on
+# core/mqlpanel.py), for requests from this machine. Only with DJANGO_DEBUG on
 # (never in production settings nor in the tests); SHOP_DEBUG_TOOLBAR=0 turns it off.
 import importlib.util  # noqa: E402
 
@@ -295,7 +296,7 @@ if SHOP_DEBUG_TOOLBAR:
         "debug_toolbar.panels.settings.SettingsPanel",
         "debug_toolbar.panels.headers.HeadersPanel",
         "debug_toolbar.panels.request.RequestPanel",
-        "shop.mqlpanel.MongoCommandsPanel",  # instead of the SQL panel
+        "core.mqlpanel.MongoCommandsPanel",  # instead of the SQL panel
         "debug_toolbar.panels.staticfiles.StaticFilesPanel",
         "debug_toolbar.panels.templates.TemplatesPanel",
         "debug_toolbar.panels.cache.CachePanel",
@@ -346,28 +347,28 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
 # No "AXES: BEGIN ..." line at every start: a command's output holds its result only.
 AXES_VERBOSE = False
-# The client's address behind the reverse proxy (issue 19): SHOP_PROXY_COUNT is the
+# The client's address behind the reverse proxy: SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same
 # host; 0 in DEBUG, where runserver faces the browser). django-axes takes the
-# SHOP_PROXY_COUNT-th address from the right of that header (shop/clientip.py), so a
+# SHOP_PROXY_COUNT-th address from the right of that header (core/clientip.py), so a
 # lock-out locks one client, not everyone behind the proxy. Without a proxy, set it to 0:
 # a client talking to gunicorn directly could otherwise name any address.
 SHOP_PROXY_COUNT = env.int("SHOP_PROXY_COUNT", default=0 if DEBUG else 1)
-AXES_CLIENT_IP_CALLABLE = "shop.clientip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "core.clientip.client_ip"
 
 # While the database cannot be reached, pages answer 503 with this Retry-After, in seconds
-# (shop.unavailable); on the local server the shop starts it again by itself (shop.mongo.revive).
+# (core.unavailable); on the local server the shop starts it again by itself (core.mongo.revive).
 SHOP_UNAVAILABLE_RETRY_AFTER = env.int("SHOP_UNAVAILABLE_RETRY_AFTER", default=5)
 
 # /healthz: how long a ping of MongoDB may take, in seconds, before it answers 503.
 SHOP_HEALTHZ_TIMEOUT = env.float("SHOP_HEALTHZ_TIMEOUT", default=2.0)
 
-# Logging: one line per request (shop.requests, from shop.middleware), errors
+# Logging: one line per request (shop.requests, from core.middleware), errors
 # with their stack traces (django.request), what commands change (shop.commands),
 # at DJANGO_LOG_LEVEL, to stderr and, with SHOP_LOG_FILE, to that file too. A
 # command's change is printed on its stdout, so stderr leaves it out
-# (shop.commandlog.NotPrinted): a terminal or a cron mail says it once.
+# (core.commandlog.NotPrinted): a terminal or a cron mail says it once.
 SHOP_LOG_FILE = env.str("SHOP_LOG_FILE", default="")
 LOGGING = {
     "version": 1,
@@ -375,7 +376,7 @@ LOGGING = {
     "formatters": {
         "line": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s"},
     },
-    "filters": {"not_printed": {"()": "shop.commandlog.NotPrinted"}},
+    "filters": {"not_printed": {"()": "core.commandlog.NotPrinted"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["not_printed"]},
         **({"file": {"class": "logging.handlers.WatchedFileHandler", "filename": SHOP_LOG_FILE,

@@ -18,8 +18,8 @@ import logging
 from django.conf import settings
 from django.core.management import call_command
 
-from shop.mongo import LOCAL, engine
-from shop.mongo.localserver import LocalServer
+from core.mongo import LOCAL, engine
+from core.mongo.localserver import LocalServer
 
 logger = logging.getLogger(__name__)
 

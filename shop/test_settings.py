@@ -9,11 +9,11 @@ it. With ``MONGODB_URI`` the same tests run against that MongoDB.
 
 import os
 
-# Neither this run nor the processes it starts read or write the checkout's .env (shop/dotenv.py).
+# Neither this run nor the processes it starts read or write the checkout's .env (core/dotenv.py).
 os.environ["SHOP_DOTENV"] = ""
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz")
 if not os.environ.get("MONGODB_URI"):
-    from shop.mongo.localserver import start_throwaway
+    from core.mongo.localserver import start_throwaway
 
     os.environ["MONGODB_URI"], _THROWAWAY_SERVER = start_throwaway()
 

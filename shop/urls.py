@@ -31,10 +31,10 @@ def favicon(request):
     return HttpResponsePermanentRedirect(static("shop/favicon.ico"))
 
 
-# A "database unreachable" error raised outside a view answers 503, not 500 (shop.unavailable).
-handler500 = "shop.unavailable.server_error"
+# A "database unreachable" error raised outside a view answers 503, not 500 (core.unavailable).
+handler500 = "core.unavailable.server_error"
 # A session that ended while the request ran (SessionInterrupted) gets its own page.
-handler400 = "shop.sessions.bad_request"
+handler400 = "core.sessions.bad_request"
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),

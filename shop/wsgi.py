@@ -15,7 +15,7 @@ application = get_wsgi_application()
 
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
-from shop.mongo.localserver import LocalServerError  # noqa: E402
+from core.mongo.localserver import LocalServerError  # noqa: E402
 from shop.startup import prepare_local_database, startup_failure  # noqa: E402  (needs Django set up)
 
 # gunicorn's master prepares the database before forking (gunicorn.conf.py's

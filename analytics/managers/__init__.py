@@ -4,7 +4,7 @@
 * ``RollupManager`` (``RollupProgress.objects``, ``rollups.py``) rolls them up
   into the ``stats.*`` levels and reads the buckets back.
 * ``ReportManager`` (``Event.reports``, ``reports.py``) holds the reports
-  written with seed 004's operators.
+  written with the Russian article on MongoDB's aggregation operators.
 
 Views, commands and admin classes call these methods; none of them builds a
 pymongo query itself.

@@ -1,4 +1,4 @@
-"""``EventManager`` (``Event.objects``): writes seed 001's raw ``events``.
+"""``EventManager`` (``Event.objects``): writes the "Hierarchical Aggregation" use case's raw ``events``.
 
 Product views, add-to-cart events, sales (one per sold line; the receivers in
 ``analytics/receivers.py`` call it on the shop's signals), and historical
@@ -10,8 +10,8 @@ import re
 from django.db import models
 from pymongo import WriteConcern
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from ..pipelines import ORDER_REF_PREFIX
 
@@ -20,7 +20,7 @@ UNACKNOWLEDGED = WriteConcern(w=0)
 
 
 class EventManager(MongoCollectionMixin, models.Manager):
-    """Writes seed 001's raw ``events``: ``{type, sku, qty, amount, userid, ts, recorded[, ref]}``."""
+    """Writes the "Hierarchical Aggregation" use case's raw ``events``: ``{type, sku, qty, amount, userid, ts, recorded[, ref]}``."""
 
     def _document(self, type, sku, qty=1, amount=0, userid="", ts=None, ref=None):
         now = clock.now()

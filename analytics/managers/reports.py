@@ -1,4 +1,4 @@
-"""``ReportManager`` (``Event.reports``): reports written with seed 004's operators.
+"""``ReportManager`` (``Event.reports``): reports written with the Russian article on MongoDB's aggregation operators.
 
 ``$cond``, ``$ifNull``, ``$let``, the date operators and ``$cmp``, over the
 products and the rollups (not the raw events).
@@ -7,14 +7,14 @@ products and the rollups (not the raw events).
 from django.db import models
 from pymongo import ASCENDING
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from ..pipelines import period_filter
 
 
 def compare(a, b):
-    """``{"$cmp": [a, b]}``: -1, 0 or 1 (seed 004)."""
+    """``{"$cmp": [a, b]}``: -1, 0 or 1 (Russian article on MongoDB's aggregation operators)."""
     return {"$cmp": [a, b]}
 
 
@@ -24,7 +24,7 @@ WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "S
 
 
 class ReportManager(MongoCollectionMixin, models.Manager):
-    """Reports with seed 004's operators, over the products and the rollups (not the raw events)."""
+    """Reports with the Russian article on MongoDB's aggregation operators, over the products and the rollups (not the raw events)."""
 
     def price_bands(self):
         """Products per retail price band (nested ``$cond``), and how many sell below list price

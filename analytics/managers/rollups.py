@@ -1,8 +1,8 @@
-"""``RollupManager`` (``RollupProgress.objects``): seed 001's hierarchical rollups.
+"""``RollupManager`` (``RollupProgress.objects``): the "Hierarchical Aggregation" use case's rollups.
 
 Rolls the events up into ``stats.hourly`` -> ``stats.daily`` ->
 ``stats.weekly`` and ``stats.daily`` -> ``stats.monthly`` -> ``stats.yearly``
-(seed 001 used map-reduce, deprecated since MongoDB 5.0): each level's
+("Hierarchical Aggregation" use case used map-reduce, deprecated since MongoDB 5.0): each level's
 periods a window at a time, one streamed ``find`` grouped in the process
 (``analytics/bucketing.py``) and bulk upserts of the buckets; the levels and
 periods are in ``analytics/periods.py``. ``stats.hourly`` stores one document
@@ -18,9 +18,9 @@ from django.db import models
 from pymongo import ASCENDING, DESCENDING, ReplaceOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
-from shop import clock
-from shop.mongo import only_duplicate_keys
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo import only_duplicate_keys
+from core.mongo.collections import MongoCollectionMixin
 
 from ..bucketing import (
     BUCKET_FIELDS,
@@ -78,7 +78,7 @@ TAKEOVER_AFTER_SECONDS = 300
 
 
 class RollupManager(MongoCollectionMixin, models.Manager):
-    """Seed 001's incremental hierarchical rollups, with the aggregation pipeline.
+    """The "Hierarchical Aggregation" use case's incremental hierarchical rollups, with the aggregation pipeline.
 
     A run takes the events *recorded* since the last run (up to ``until``),
     finds the hours they fall in (by ``ts``), and recomputes those hourly

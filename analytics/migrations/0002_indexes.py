@@ -25,7 +25,7 @@ INDEXES = {
 
 
 def create_indexes(apps, schema_editor):
-    from shop.mongo.indexes import create_indexes
+    from core.mongo.indexes import create_indexes
 
     create_indexes(schema_editor.connection.alias, INDEXES)
 

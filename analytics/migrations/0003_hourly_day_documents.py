@@ -1,4 +1,4 @@
-"""``stats.hourly`` as one document per key and UTC day holding its hours (issue 21): the
+"""``stats.hourly`` as one document per key and UTC day holding its hours: the
 per-hour documents already stored regrouped (``analytics.backfills.hourly_to_days``)."""
 
 from django.db import migrations

@@ -1,4 +1,4 @@
-"""``Category.objects``: seed 000's category tree, read and changed as raw pymongo.
+"""``Category.objects``: the "Category Hierarchy" use case's category tree, read and changed as raw pymongo.
 
 Every category stores its ancestors root first, parent last, as ``{_id,
 slug, name}``, so that breadcrumbs come from one read and a subtree from
@@ -6,20 +6,20 @@ one indexed query (``ancestors._id``). The reads are here; adding,
 renaming, moving and deleting (which keep every ``ancestors`` array and
 ``position`` right) are ``CategoryWritesMixin``'s
 (``catalog/managers/category_writes.py``). See ``docs/operations.md``
-(seed 000).
+("Category Hierarchy" use case).
 
 The storefront's reads (a category by slug, its subtree, the top
 categories, a product's categories, the tree for the home page) go through
-the catalog cache (``catalog/pagecache.py``), keyed by the catalog's
+the catalog cache (``catalog/cache.py``), keyed by the catalog's
 version: the round trips each docstring counts are those of a cold cache.
 """
 
 from django.db import models
 
-from shop.mongo.collections import MongoCollectionMixin
+from core.mongo.collections import MongoCollectionMixin
 
 from ..breadcrumbs import crumb_trail
-from ..pagecache import cached
+from ..cache import cached
 from .subdocuments import SubdocumentMixin
 from ..tree import TreeNode, in_tree_order, listed_in, sibling_key
 from .category_writes import CategoryWritesMixin
@@ -33,10 +33,10 @@ _TREE_FIELD_NAMES = {"name", "slug", "parent", "position"}
 
 
 class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
-    """Seed 000's category hierarchy operations, root-first ancestors; seed 002's reads by path."""
+    """The "Category Hierarchy" use case's operations, root-first ancestors; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_slug(self, slug):
-        """The category with ``slug``, ancestors included: one read (seed 000 "Read and Display").
+        """The category with ``slug``, ancestors included: one read ("Category Hierarchy" use case "Read and Display").
 
         ``category.ancestors`` are its breadcrumbs, root first. Raises
         ``Category.DoesNotExist`` for an unknown slug.
@@ -50,7 +50,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
     def breadcrumbs(self, slug):
         """Breadcrumbs for ``slug``: ``[{'name', 'slug'}, ...]`` root first, the category last.
 
-        One read, projected to the names and slugs as in seed 000; the list
+        One read, projected to the names and slugs as in the "Category Hierarchy" use case; the list
         is ``breadcrumbs.crumb_trail``'s. Raises ``Category.DoesNotExist``.
         """
         document = self.read_collection.find_one(
@@ -62,7 +62,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         return crumb_trail(self.from_document(document, {"name", "slug", "ancestors"}))
 
     def read_by_path(self, slug, steps=()):
-        """The category document with ``slug``, or its value at ``steps`` (seed 002): one read.
+        """The category document with ``slug``, or its value at ``steps`` (FoundationDB "Hierarchical Documents" recipe): one read.
 
         See ``SubdocumentMixin.read_path``. Raises ``Category.DoesNotExist``,
         ``MalformedPath``, ``PathNotFound``.

@@ -1,8 +1,8 @@
-"""Seed 000's changes to the category tree, as raw pymongo: add, rename, move, delete.
+"""The "Category Hierarchy" use case's changes to the category tree, as raw pymongo: add, rename, move, delete.
 
 Each change ends with one more write, ``bump_catalog_version()``: the
 storefront's cached reads of the catalog are keyed by that version
-(``catalog/pagecache.py``), so every process sees the change on its next
+(``catalog/cache.py``), so every process sees the change on its next
 request. The round trips each docstring counts leave that write out.
 
 Every write keeps each category's ``ancestors`` (root first, parent last,
@@ -20,7 +20,7 @@ from pymongo.errors import DuplicateKeyError
 from ..exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from ..ids import as_object_id
 from ..slugs import free_slugs, slug_for
-from .versions import bump_catalog_version
+from .siblings import bump_catalog_version, catalog_model
 from ..tree import MOVE_AFTER, MOVE_INSIDE, MOVE_PLACES, ancestors_under, crumb, refuse_cycle
 
 #: Inserts ``create_category`` tries before giving up (``SlugTaken``).
@@ -36,7 +36,7 @@ def _required_name(name):
 
 
 class CategoryWritesMixin:
-    """Seed 000's writes on the ``categories`` collection, for ``CategoryManager``.
+    """The "Category Hierarchy" use case's writes on the ``categories`` collection, for ``CategoryManager``.
 
     Needs ``collection``, ``get_collection`` and ``from_document`` (from
     ``MongoCollectionMixin``) and ``self.model`` (``Category``).
@@ -81,7 +81,7 @@ class CategoryWritesMixin:
     def create_category(self, name, parent=None, slug=None, taxonomy_id=None):
         """Add a category under ``parent`` (a Category, an id, or None for a top one).
 
-        Seed 000 "Add a Category": reads the parent only; ancestors are the
+        The "Category Hierarchy" use case "Add a Category": reads the parent only; ancestors are the
         parent's ancestors plus the parent. The slug comes from ``slug`` or
         ``name``; when taken, ``-2``, ``-3``... is appended. The new category
         comes last among its siblings (``position``; the same read as the
@@ -171,7 +171,7 @@ class CategoryWritesMixin:
     def rename(self, category, name, slug=None):
         """Rename ``category`` (and optionally change its slug): exactly 2 writes.
 
-        Seed 000 "Change the Name of a Category": the node is updated, then
+        The "Category Hierarchy" use case "Change the Name of a Category": the node is updated, then
         one ``update_many`` rewrites the name (and slug) in the ancestors of
         every descendant, so their breadcrumbs follow. Returns the updated
         Category. Raises ``SlugTaken`` when ``slug`` belongs to another
@@ -204,7 +204,7 @@ class CategoryWritesMixin:
         ``target`` is a Category, an id, or None (the top level, with
         ``where="inside"`` only); ``where`` is ``"inside"`` (last child of
         ``target``), ``"before"`` or ``"after"`` (a sibling of ``target``,
-        next to it). Seed 000 "Move a Category": refuses a move under the
+        next to it). The "Category Hierarchy" use case "Move a Category": refuses a move under the
         category itself or one of its descendants (``InvalidMove``, nothing
         changed); reads the node, the target, then the subtree (through the
         ``ancestors._id`` index) together with the new siblings, and rewrites
@@ -272,13 +272,11 @@ class CategoryWritesMixin:
             {"_id": node["_id"]},
             {"$set": {"parent_id": parent_id, "ancestors": new_ancestors, "position": place}},
         ))
-        from ..models import Product
-
         # The categories above it, before and after, gain or lose what it lists.
         above = {a["_id"] for a in node.get("ancestors", [])} | {a["_id"] for a in new_ancestors}
         try:
             self.collection.bulk_write(updates, ordered=False)
-            Product.objects.relist_under(node["_id"], above)
+            catalog_model("Product").objects.relist_under(node["_id"], above)
         finally:
             bump_catalog_version()
         category.parent_id = parent_id
@@ -307,7 +305,7 @@ class CategoryWritesMixin:
 
         ``new_parent`` is a Category, an id or None (top level). Reads the
         parent only. Raises ``InvalidMove`` for a move under the category
-        itself or one of its descendants (seed 000 "Move a Category"),
+        itself or one of its descendants ("Category Hierarchy" use case "Move a Category"),
         ``Category.DoesNotExist`` for an unknown parent; returns None when the
         move is allowed. ``move()`` checks again when it writes.
         """

@@ -37,9 +37,11 @@ from django.db import models
 from pymongo import UpdateOne
 from pymongo.errors import BulkWriteError
 
-from shop import clock
-from shop.mongo import only_duplicate_keys
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo import only_duplicate_keys
+from core.mongo.collections import MongoCollectionMixin
+
+from .siblings import catalog_model
 
 #: A mark older than this (seconds) is a write that died before its recount: a reader heals it.
 HEAL_AFTER = 600
@@ -50,9 +52,8 @@ MOST_IDS_PER_RECOUNT = 100
 
 
 def _products():
-    from django.apps import apps
-
-    return apps.get_model("catalog", "Product").objects
+    """``Product.objects``."""
+    return catalog_model("Product").objects
 
 
 class ListingCountManager(MongoCollectionMixin, models.Manager):

@@ -1,10 +1,10 @@
-"""``Product.objects``: seed 001's product catalog, read and written as raw pymongo.
+"""``Product.objects``: the "Product Catalog" use case's, read and written as raw pymongo.
 
 A product by SKU, the products of a category and all its descendants
-(sorted, paginated, with their stock joined in), seed 001's queries served
+(sorted, paginated, with their stock joined in), the "Product Catalog" use case's queries served
 by their indexes, search, and the catalog loader's sync. The listing and
 search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
-See ``docs/operations.md`` (seed 001).
+See ``docs/operations.md`` ("Product Catalog" use case).
 """
 
 import datetime
@@ -13,9 +13,9 @@ from django.conf import settings
 from django.db import models
 from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne, UpdateMany
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
-from shop.mongo.documents import model_to_document
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
+from core.mongo.documents import model_to_document
 
 from ..keywords import document_keywords
 from ..listing import (
@@ -29,20 +29,18 @@ from ..listing import (
     category_match,
     page_hint,
 )
-from ..pagecache import cached
+from ..cache import cached
 from ..cards import CardList
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from ..tree import listed_in
 from .subdocuments import SubdocumentMixin
-from .versions import bump_catalog_version
+from .siblings import bump_catalog_version, catalog_model
 
 
 def _counts():
-    """``ListingCount.objects``, from the app registry (the models import the managers)."""
-    from django.apps import apps
-
-    return apps.get_model("catalog", "ListingCount").objects
+    """``ListingCount.objects``."""
+    return catalog_model("ListingCount").objects
 
 
 #: The home page's newest products are looked for first among those issued this many days
@@ -51,7 +49,7 @@ NEWEST_FIRST_WINDOW_DAYS = 90
 
 
 class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
-    """Seed 001's product catalog reads; seed 002's reads by path."""
+    """The "Product Catalog" use case's reads; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_sku(self, sku):
         """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
@@ -61,7 +59,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         return self.from_document(document)
 
     def read_by_path(self, sku, steps=()):
-        """The product document with ``sku``, or its value at ``steps`` (seed 002): one read.
+        """The product document with ``sku``, or its value at ``steps`` (FoundationDB "Hierarchical Documents" recipe): one read.
 
         The document is served as stored, without ``title_lower`` (a search
         copy of the title) and with ``currency``: the currency of its prices,
@@ -76,7 +74,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """The product with ``sku`` and its ``available`` units (int, None without a stock
         record), for the product page.
 
-        The product comes from the catalog cache (``catalog/pagecache.py``;
+        The product comes from the catalog cache (``catalog/cache.py``;
         one read when it is not there), its stock from the inventory on every
         call (one read, ``with_availability``). Raises ``Product.DoesNotExist``.
         """
@@ -277,9 +275,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
 
     def _category_ancestors(self, ids):
         """``{category id: [ancestor ids]}`` (``CategoryManager.ancestor_ids``): one read."""
-        from ..models import Category
-
-        return Category.objects.ancestor_ids(ids)
+        return catalog_model("Category").objects.ancestor_ids(ids)
 
     def relist_under(self, category_id, relisted=()):
         """Recompute ``listed_in`` of every product listed in ``category_id`` or below it, after
@@ -312,12 +308,12 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             _counts().forget_all()
             bump_catalog_version()
 
-    # -- storefront queries (seed 001 "Operations") ----------------------
+    # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
 
     def by_genre(self, genre, product_type=None):
         """Products of ``product_type`` (default ``Audio Album``) in ``genre``, newest first.
 
-        Seed 001 "Find albums by genre and sort by year produced", served by
+        The "Product Catalog" use case "Find albums by genre and sort by year produced", served by
         the ``(type, details.genre, details.issue_date -1)`` index. Returns a
         ``ProductQuery`` (count + one page: 2 round trips).
         """
@@ -329,7 +325,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def deals(self, min_pct_savings=0):
         """Products saving more than ``min_pct_savings`` percent, biggest saving first.
 
-        Seed 001 "Find products sorted by percentage discount descending",
+        The "Product Catalog" use case "Find products sorted by percentage discount descending",
         served by the ``pricing.pct_savings`` index. Ties come in ``_id``
         order. Returns a ``ProductQuery``.
         """
@@ -351,7 +347,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def by_actor(self, actor):
         """The films starring ``actor`` (exact name), newest first.
 
-        Seed 001 "Find movies based on starring actor", served by the
+        The "Product Catalog" use case "Find movies based on starring actor", served by the
         ``(type, details.actor, details.issue_date -1)`` index. Returns a
         ``ProductQuery``.
         """
@@ -373,7 +369,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.
 
-        Seed 001's index-friendly prefix pattern over ``title_lower`` (see
+        The "Product Catalog" use case's index-friendly prefix pattern over ``title_lower`` (see
         ``search.suggest_query``), served by its index. Returns a list of
         Products with ``sku`` and ``title`` only; ``[]`` for a blank prefix.
         One round trip.

@@ -1,11 +1,11 @@
-"""The managers' reads of a document whole or by path (seed 002); the queries are built by
+"""The managers' reads of a document whole or by path (FoundationDB "Hierarchical Documents" recipe); the queries are built by
 ``catalog/subdocuments.py``."""
 
 from ..subdocuments import check_steps, path_pipeline, resolve
 
 
 class SubdocumentMixin:
-    """Manager methods reading a document whole or by path (seed 002); needs ``read_collection``."""
+    """Manager methods reading a document whole or by path (FoundationDB "Hierarchical Documents" recipe); needs ``read_collection``."""
 
     def read_path(self, match, steps=(), hidden=(), added=None):
         """The value at ``steps`` in the document matching ``match``: one read.

@@ -1,7 +1,7 @@
 """``CatalogVersion.objects``: the catalog's version, which every catalog write changes.
 
 The storefront caches what it reads of categories and products (Django's
-cache framework, ``catalog/pagecache.py``) under keys that carry this
+cache framework, ``catalog/cache.py``) under keys that carry this
 version, so that a cache in one process never serves what another process
 has changed since: every write to ``categories`` or ``products`` (the
 managers', the admin's ORM saves and deletes, the imports) calls ``bump``
@@ -17,7 +17,9 @@ import uuid
 from django.db import models
 from pymongo.errors import DuplicateKeyError
 
-from shop.mongo.collections import MongoCollectionMixin
+from core.mongo.collections import MongoCollectionMixin
+
+from ..cache import forget_version
 
 #: The ``name`` of the catalog's version document.
 CATALOG = "catalog"
@@ -51,8 +53,6 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
         """Give the catalog a new version: one write (an upsert). Call it *after* a write to
         ``categories`` or ``products`` has been made, so that a request that reads the new
         version reads the new data too. Returns the new token (str)."""
-        from ..pagecache import forget_version
-
         token = _new_token()
         forget_version()
         try:
@@ -60,11 +60,3 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
         except DuplicateKeyError:  # two first bumps at once: the document exists now
             self.collection.update_one({"name": CATALOG}, {"$set": {"token": token}})
         return token
-
-
-def bump_catalog_version():
-    """``CatalogVersion.objects.bump()``, for the catalog's other managers (which cannot import
-    the models at module level). One write; returns the new token."""
-    from ..models import CatalogVersion
-
-    return CatalogVersion.objects.bump()

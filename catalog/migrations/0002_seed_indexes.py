@@ -1,5 +1,5 @@
 """The seed indexes Django cannot declare: ancestors._id and the compound
-indexes over embedded fields (seed 001), created with pymongo's create_index.
+indexes over embedded fields ("Product Catalog" use case), created with pymongo's create_index.
 
 The specs are this migration's own copy, as they were when it was written
 (later migrations add and drop indexes): ``catalog/indexes.py`` may change,
@@ -24,7 +24,7 @@ INDEXES = {
 
 
 def create_indexes(apps, schema_editor):
-    from shop.mongo.indexes import create_indexes
+    from core.mongo.indexes import create_indexes
 
     create_indexes(schema_editor.connection.alias, INDEXES)
 

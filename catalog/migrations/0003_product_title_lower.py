@@ -1,5 +1,5 @@
 """``Product.title_lower`` for the prefix search: the field, its value on the
-products already stored, and the new seed-style indexes (title_lower, and
+products already stored, and the new Product Catalog indexes (title_lower, and
 type + artist + issue date), created with pymongo's create_index (this
 migration's own copy of their specs; 0004 replaces the type + artist one)."""
 
@@ -15,7 +15,7 @@ INDEXES = {
 
 def fill_and_index(apps, schema_editor):
     from catalog.backfills import fill_title_lower
-    from shop.mongo.indexes import create_indexes
+    from core.mongo.indexes import create_indexes
 
     alias = schema_editor.connection.alias
     fill_title_lower(alias)

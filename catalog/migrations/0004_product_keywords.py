@@ -2,7 +2,7 @@
 products already stored, and its multikey index (replacing the text index,
 which the local server does not have); and plain unique indexes on
 ``products.sku`` and ``categories.slug`` in place of Django's partial ones,
-which no query by SKU or slug could use (see ``shop/mongo/schema.py``); the
+which no query by SKU or slug could use (see ``core/mongo/schema.py``); the
 artist index without the type (``ProductManager.by_artist``)."""
 
 import django_mongodb_backend.fields
@@ -12,7 +12,7 @@ from django.db import migrations, models
 def fill_and_index(apps, schema_editor):
     from catalog.backfills import fill_keywords
 
-    from shop.mongo.indexes import make_unique_index_plain
+    from core.mongo.indexes import make_unique_index_plain
 
     alias = schema_editor.connection.alias
     fill_keywords(alias)

@@ -3,7 +3,7 @@
     {% load fragments %}
     {% catalog_fragment "cards" page.object_list|card_signature %}...{% endcatalog_fragment %}
 
-The block's HTML is kept in the catalog cache (``catalog.pagecache.cached``)
+The block's HTML is kept in the catalog cache (``catalog.cache.cached``)
 under its name, the values given after it (each resolved in the template's
 context; their ``repr`` must be stable) and the request's catalog version,
 so a staff edit shows on the next request as for every other catalog read.
@@ -15,7 +15,7 @@ is rendered every time.
 from django import template
 from django.utils.safestring import mark_safe
 
-from catalog.pagecache import cached
+from catalog.cache import cached
 
 from .shop import Availability
 

@@ -5,15 +5,8 @@ from django.conf import settings
 from django.utils.html import format_html
 
 from catalog.images import generated_cover_uri
-from shop.money import display
 
 register = template.Library()
-
-
-@register.filter
-def money(cents):
-    """Format an integer amount of cents as dollars: ``1299`` -> ``$12.99`` (``shop.money.display``)."""
-    return display(cents)
 
 
 class Availability:

@@ -1,17 +1,17 @@
-"""``Cart.objects``: seed 003's ``carts`` collection, and the cart side of each cart change.
+"""``Cart.objects``: the "Inventory Management" use case's ``carts`` collection, and the cart side of each cart change.
 
 ``{_id, status, last_modified, items: [{sku, qty, details: {title, price}}],
 user_id, ...}``. Every change a shopper makes is a pair of conditional
 single-document updates, one on the cart here and one on the SKU's inventory
 document, which this manager asks ``Inventory.objects`` for (reserve, change,
 release: ``stock.py``), so that no two shoppers can take the same unit. When
-the second update is refused the first is rolled back, as the seed
+the second update is refused the first is rolled back, as the source
 prescribes. What a crash between the two leaves behind (a reservation
 without its cart line, or a cart line without its reservation) is repaired
 by ``cleanup_inventory`` and noticed by checkout (``orders.checkout``), which
 compares the cart with its reservations before it charges.
 
-Fixed seed bugs (docs/operations.md): expiry reads the cart's ``_id``;
+Bugs of the source fixed (docs/operations.md): expiry reads the cart's ``_id``;
 adding a SKU already in the cart raises its line's quantity. Views, commands
 and admin classes call these methods; none of them builds a pymongo query.
 """
@@ -20,8 +20,8 @@ from django.apps import apps
 from django.db import models
 from pymongo import ReturnDocument
 
-from shop import clock
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
 from .recovery import CartExpiry
@@ -33,7 +33,7 @@ def _stock():
 
 
 class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
-    """Seed 003's cart operations on the ``carts`` collection (see the module docstring).
+    """The "Inventory Management" use case's cart operations on the ``carts`` collection (see the module docstring).
 
     Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``recovery.CartExpiry``.
     """
@@ -57,7 +57,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"_id": {"$in": list(cart_ids)}}, {"status": 1, "items.sku": 1})
         return {d["_id"]: (d["status"], {line["sku"] for line in d.get("items", [])}) for d in cursor}
 
-    # -- the cart handover at log-in (inventory.handover) -------------------
+    # -- the cart merge at log-in (inventory.merge) -------------------
 
     def active_cart_of(self, user_id):
         """The raw document of account ``user_id``'s active cart (the newest), or None (one read)."""
@@ -126,7 +126,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         self.collection.update_one({"_id": cart_id, "items.sku": sku}, {"$inc": {"items.$.qty": -qty}})
         self.collection.update_one({"_id": cart_id}, {"$pull": {"items": {"qty": {"$lte": 0}}}})
 
-    # -- seed 003 "Add an Item", "Modifying the Quantity" ----------------
+    # -- the "Inventory Management" use case "Add an Item", "Modifying the Quantity" ----------------
 
     def create_cart(self, user_id=""):
         """Start an empty active cart with an unguessable id; returns the Cart (one write).
@@ -196,7 +196,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         raise self._inventory_refusal(sku, delta)
 
     def add_item(self, cart_id, sku, qty, details, max_qty):
-        """Put ``qty`` units of ``sku`` in the cart: seed 003 ``add_item_to_cart``, seed bug fixed.
+        """Put ``qty`` units of ``sku`` in the cart: the "Inventory Management" use case ``add_item_to_cart``, the source's bug fixed.
 
         ``details`` is ``{'title': str, 'price': cents}``; ``max_qty`` caps
         the line's quantity. A SKU not yet in the cart costs 2 writes: the
@@ -243,7 +243,7 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         return self._units(cart)
 
     def update_quantity(self, cart_id, sku, qty):
-        """Set the quantity of the cart's line of ``sku`` to ``qty``: seed 003 ``update_quantity``.
+        """Set the quantity of the cart's line of ``sku`` to ``qty``: the "Inventory Management" use case ``update_quantity``.
 
         ``qty`` 0 removes the line (``remove_item``). The cart line changes
         first (only while the cart is active), returning its old quantity;

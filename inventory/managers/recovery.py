@@ -1,4 +1,4 @@
-"""Stock back on the shelf: seed 003's "Returning Inventory from Timed-Out Carts" and "Error Handling".
+"""Stock back on the shelf: the "Inventory Management" use case's "Returning Inventory from Timed-Out Carts" and "Error Handling".
 
 Two mixins of the inventory's managers, kept together because they share
 their rules (which carts are live, batches):
@@ -9,7 +9,7 @@ their rules (which carts are live, batches):
   here; their reservations go back through ``Inventory.objects.return_reservations``.
 * ``ReservationCleanup`` (``Inventory.objects``): ``cleanup``
   (``cleanup_inventory``), which settles the reservations a crash between
-  a cart write and its inventory write left behind. Fixed seed bug
+  a cart write and its inventory write left behind. Bugs of the source fixed
   (docs/operations.md): cleanup keeps the carted entry apart from the cart.
   It never returns the reservation of a *complete* cart to stock: those
   units are sold, and the entry is only dropped.
@@ -26,7 +26,7 @@ from django.apps import apps
 from django.conf import settings
 from pymongo import UpdateOne
 
-from shop import clock
+from core import clock
 
 # Carts whose reservations must stay: the shopper is shopping or paying.
 LIVE_STATUSES = ("active", "pending")
@@ -117,13 +117,13 @@ class CartExpiry:
     still takes: ``TAKEN_STATUSES``).
     """
 
-    # -- seed 003 "Returning Inventory from Timed-Out Carts" -------------
+    # -- the "Inventory Management" use case "Returning Inventory from Timed-Out Carts" -------------
 
     def reclaim_abandoned(self, sku, timeout=None):
         """Expire the live carts holding a reservation of ``sku`` that have been idle for
         ``timeout`` seconds (default ``settings.CART_TIMEOUT``), returning their stock.
 
-        Seed 003 "Returning Inventory from Timed-Out Carts", narrowed to the
+        The "Inventory Management" use case "Returning Inventory from Timed-Out Carts", narrowed to the
         carts holding one SKU: one read of the SKU's reservations, then, only
         when some are older than the timeout, the carts that are really idle
         (their ``last_modified``, not the reservation's time, decides) are
@@ -138,7 +138,7 @@ class CartExpiry:
         return self._expire_run(threshold, cart_ids=list(stale))[0]["expired"]
 
     def expire(self, timeout, progress=None):
-        """Seed 003 ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
+        """The "Inventory Management" use case ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
 
         A run as described in the class docstring, over the active carts
         idle since before now - ``timeout`` (never a pending one: a checkout
@@ -248,7 +248,7 @@ class CartExpiry:
 
 
 class ReservationCleanup:
-    """Seed 003's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
+    """The "Inventory Management" use case's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
 
     def _stale_entries(self, threshold):
         """``(sku, entry)`` for every reservation made before ``threshold``, streamed (one read)."""
@@ -260,7 +260,7 @@ class ReservationCleanup:
                     yield document["_id"], entry
 
     def cleanup(self, timeout, progress=None):
-        """Seed 003 ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
+        """The "Inventory Management" use case ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
 
         Reads the stale reservations (``carted.timestamp`` below the
         threshold) and the status and SKUs of their carts, then with one

@@ -1,6 +1,6 @@
 """Expired carts' reservations back on the shelf, grouped by SKU (``Inventory.objects.return_reservations``).
 
-Seed 003 "Returning Inventory from Timed-Out Carts" at scale: an expiry run
+The "Inventory Management" use case "Returning Inventory from Timed-Out Carts" at scale: an expiry run
 of 100,000 carts over 300 SKUs used to send one conditional ``$pull`` per SKU
 and per 1,000 carts, each matching a few carts against the SKU's whole
 ``carted`` array (about 670 entries): 30,000 rewrites of the same 300

@@ -12,7 +12,7 @@ documents at most, read whole.
 
 from django.db import models
 
-from shop.mongo.collections import MongoCollectionMixin
+from core.mongo.collections import MongoCollectionMixin
 
 
 class ExpiryRunManager(MongoCollectionMixin, models.Manager):

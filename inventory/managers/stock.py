@@ -1,4 +1,4 @@
-"""``Inventory.objects``: seed 003's ``inventory`` collection, one document per SKU.
+"""``Inventory.objects``: the "Inventory Management" use case's ``inventory`` collection, one document per SKU.
 
 ``{_id: sku, qty, stocked, carted: [{qty, cart_id, timestamp}]}``: ``qty`` is
 what is still available, ``carted`` the reservations of carts. Every write
@@ -10,10 +10,10 @@ it returns, so no unit is ever taken or given back twice. The carts
 release; checkout (``orders.checkout``) to drop the reservations of a sold
 cart; staff and commands to restock.
 
-Fixed seed bugs (docs/operations.md): checkout pulls
+Bugs of the source fixed (docs/operations.md): checkout pulls
 ``{'carted': {'cart_id': id}}``; ``update_quantity`` sets
 ``carted.$.timestamp``. Conditions on two fields of one ``carted`` entry use
-``$elemMatch`` (the seed's ``{'carted.cart_id': c, 'carted.qty': q}`` can
+``$elemMatch`` (the source's ``{'carted.cart_id': c, 'carted.qty': q}`` can
 match two different entries). ``cleanup`` (``cleanup_inventory``) is in
 ``recovery.py``, the expiry's returns grouped by SKU in ``returns.py``.
 """
@@ -22,9 +22,9 @@ from django.db import models
 from pymongo import ReturnDocument, UpdateOne
 from pymongo.errors import BulkWriteError
 
-from shop import clock
-from shop.mongo import only_duplicate_keys
-from shop.mongo.collections import MongoCollectionMixin
+from core import clock
+from core.mongo import only_duplicate_keys
+from core.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import StockError
 from .recovery import ReservationCleanup, return_entry
@@ -32,7 +32,7 @@ from .returns import ReservationReturns
 
 
 class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
-    """Stock of each SKU: seed 003's ``inventory`` collection (see the module docstring).
+    """Stock of each SKU: the "Inventory Management" use case's ``inventory`` collection (see the module docstring).
 
     ``cleanup`` (``cleanup_inventory``) comes from ``recovery.ReservationCleanup``, the expiry's
     ``return_reservations`` from ``returns.ReservationReturns``.
@@ -188,7 +188,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     # -- the carts' reservations (Cart.objects) ---------------------------
 
     def reserve(self, cart_id, sku, qty, moment):
-        """Take ``qty`` units of ``sku`` off ``qty`` for cart ``cart_id``: seed 003 ``add_item_to_cart``.
+        """Take ``qty`` units of ``sku`` off ``qty`` for cart ``cart_id``: the "Inventory Management" use case ``add_item_to_cart``.
 
         One conditional write: it matches only while ``qty`` covers the
         request and the cart holds no reservation of the SKU yet (at most one
@@ -206,10 +206,10 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     def change_reservation(self, cart_id, sku, delta, moment):
         """Add ``delta`` units (negative: give back) to cart ``cart_id``'s reservation of ``sku``.
 
-        Seed 003 ``update_quantity``: one conditional write, matching only
+        The "Inventory Management" use case ``update_quantity``: one conditional write, matching only
         while ``qty`` covers ``delta`` and the cart holds a reservation; it
         moves ``delta`` from ``qty`` to the entry and sets
-        ``carted.$.timestamp`` to ``moment`` (the seed set a top-level
+        ``carted.$.timestamp`` to ``moment`` (the source set a top-level
         ``timestamp``). True when changed; False changed nothing.
         """
         return bool(self.collection.update_one(
@@ -224,7 +224,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     def move_reservations(self, source, target, moves, attempts=3):
         """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.
 
-        The cart handover at log-in (``inventory.handover``).
+        The cart merge at log-in (``inventory.merge``).
         ``moves`` is ``[(sku, source_qty, target_qty, keep), ...]``: the
         source holds ``source_qty`` units of ``sku``, the target
         ``target_qty`` (0: no reservation), and the target should hold
@@ -274,10 +274,10 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     # -- orders: sold units leave the reservations, cancelled ones return ----
 
     def release_sold(self, cart_id):
-        """Drop the reservations of a checked-out cart: its units are sold (seed 003 ``checkout``).
+        """Drop the reservations of a checked-out cart: its units are sold ("Inventory Management" use case ``checkout``).
 
         One ``update_many`` over ``carted.cart_id`` pulling
-        ``{'carted': {'cart_id': id}}`` (the seed pulled ``{'cart_id': id}``),
+        ``{'carted': {'cart_id': id}}`` (the source pulled ``{'cart_id': id}``),
         whatever the number of lines. Returns the number of SKUs changed.
         """
         return self.collection.update_many(

@@ -1,4 +1,4 @@
-"""Indexes on the reservations (seed 003) that Django cannot declare: carted.cart_id and
+"""Indexes on the reservations ("Inventory Management" use case) that Django cannot declare: carted.cart_id and
 carted.timestamp, created with pymongo's create_index (this migration's own copy of
 their specs)."""
 
@@ -13,7 +13,7 @@ INDEXES = {
 
 
 def create_indexes(apps, schema_editor):
-    from shop.mongo.indexes import create_indexes
+    from core.mongo.indexes import create_indexes
 
     create_indexes(schema_editor.connection.alias, INDEXES)
 

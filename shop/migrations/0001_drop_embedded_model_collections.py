@@ -1,10 +1,10 @@
-"""Drop the empty collections migrate made for embedded models (shop/mongo/embedded.py)."""
+"""Drop the empty collections migrate made for embedded models (core/mongo/embedded.py)."""
 
 from django.db import migrations
 
 
 def drop_empty(apps, schema_editor):
-    from shop.mongo.embedded import drop_empty_embedded_collections
+    from core.mongo.embedded import drop_empty_embedded_collections
 
     drop_empty_embedded_collections(schema_editor.connection.database)
 

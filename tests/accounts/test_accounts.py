@@ -1,4 +1,4 @@
-"""Shopper accounts: sign-up, log-in with the cart handover, log-out, passwords, the account page."""
+"""Shopper accounts: sign-up, log-in with the cart merge, log-out, passwords, the account page."""
 
 import re
 

@@ -1,7 +1,7 @@
-"""Signing in while another tab adds to the cart (issue 19).
+"""Signing in while another tab adds to the cart.
 
 Before: in 7 of 7 rounds where the add was processed after the cart
-handover, the add's answer carried a guest session cookie that replaced the
+merge, the add's answer carried a guest session cookie that replaced the
 signed-in one: the shopper was silently signed out and the line sat in a
 new guest cart. Now, whatever the interleaving, the browser ends signed in,
 no answer is a 500, and the line is either in the account's cart with its
@@ -94,10 +94,10 @@ def assert_no_orphan_line():
     assert_invariant()
 
 
-def test_an_add_that_reaches_the_cart_after_the_handover_is_refused_and_keeps_the_sign_in(
+def test_an_add_that_reaches_the_cart_after_the_merge_is_refused_and_keeps_the_sign_in(
         albums, monkeypatch):
     """The add read its (guest) session before the sign-in, and reaches the cart after the
-    handover merged it: a message, no new guest cart, no cookie."""
+    merge merged it: a message, no new guest cart, no cookie."""
     browser = shopper("ada@example.com", albums, account_cart=True)
     late_tab = browser.tab()
     real = Cart.objects.add_item
@@ -122,7 +122,7 @@ def test_an_add_that_reaches_the_cart_after_the_handover_is_refused_and_keeps_th
 
 def test_an_add_saved_after_the_sign_in_gets_the_shops_page_and_keeps_the_sign_in(
         albums, monkeypatch):
-    """The add reached the guest cart before the handover (so the line moved to the
+    """The add reached the guest cart before the merge (so the line moved to the
     account) but its session is saved after the sign-in ended it: SessionInterrupted."""
     browser = shopper("ada@example.com", albums, account_cart=True)
     late_tab = browser.tab()
@@ -188,9 +188,9 @@ def test_threads_signing_in_while_another_tab_adds_to_the_cart(albums, account_c
         user = get_user_model().objects.get(username=email)
         account = cart_doc(Cart.objects.active_cart_of(str(user.pk))["_id"])
         lines = {line["sku"]: line["qty"] for line in account["items"]}
-        # The add went in (2), was refused (1), or its reservation changed under the handover,
-        # which then takes the line out and returns its units, saying so (None: the handover's
-        # own guarantee, tests/inventory/test_handover.py). Never a unit in a guest cart.
+        # The add went in (2), was refused (1), or its reservation changed under the merge,
+        # which then takes the line out and returns its units, saying so (None: the merge's
+        # own guarantee, tests/inventory/test_cart_merge.py). Never a unit in a guest cart.
         assert lines.get(albums[0]) in ((1,) if late else (None, 1, 2)), (round_number, lines)
         assert lines.get(albums[1]) == (1 if account_cart else None)
         assert_no_orphan_line()

@@ -1,4 +1,4 @@
-"""Server-side sessions that end (issue 19, shop/sessions.py).
+"""Server-side sessions that end (core/sessions.py).
 
 Sessions used to be signed cookies: a cookie copied before sign-out still
 opened /account/ after it, and a late answer of another tab could replace
@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from shop.sessions import ENDED, SessionStore
+from core.sessions import ENDED, SessionStore
 
 from tests.support.shopper import add, session_cart
 
@@ -141,7 +141,7 @@ def test_clearsessions_deletes_expired_and_ended_sessions(ada, settings):
 
 def test_the_cookie_is_sent_for_a_new_key_only(chinook, ada):
     """An answer never sends back the key its request brought, so a late answer cannot put
-    back a key that a sign-in in another tab ended (shop.sessions.SessionMiddleware)."""
+    back a key that a sign-in in another tab ended (core.sessions.SessionMiddleware)."""
     client = Client()
     first = add(client, qty=1)
     key = first.cookies[COOKIE].value  # the session's first write: a new key, sent

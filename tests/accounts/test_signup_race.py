@@ -1,4 +1,4 @@
-"""Concurrent sign-ups with one e-mail: one account, a form error for the others (issue 19).
+"""Concurrent sign-ups with one e-mail: one account, a form error for the others.
 
 Six simultaneous sign-ups used to give one account and five 500s: each
 passed ``clean_email``'s check before any had written, and the unique

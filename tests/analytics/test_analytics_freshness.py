@@ -1,4 +1,4 @@
-"""Figures up to date without an operator (issue 16): opening the dashboard rolls up first when the
+"""Figures up to date without an operator: opening the dashboard rolls up first when the
 statistics are older than the lag, once even when two staff open it at once; the page says how
 fresh its figures are; the rollups claim their range on stats.progress."""
 
@@ -15,9 +15,9 @@ from analytics import freshness
 from analytics.managers import RollupManager
 from analytics.managers.rollups import PROGRESS_ID, TAKEOVER_AFTER_SECONDS
 from analytics.models import Event, RollupProgress
-from shop import clock as shop_clock
-from shop.mongo import get_collection
-from shop.mongo.counter import count_operations
+from core import clock as shop_clock
+from core.mongo import get_collection
+from core.mongo.counter import count_operations
 
 UTC = datetime.UTC
 
@@ -90,7 +90,7 @@ def test_round_trips_with_the_rollup_when_stale_and_without_it_when_fresh(staff_
     staff_client.get("/admin/analytics/?year=2023")
     with count_operations() as fresh:
         staff_client.get("/admin/analytics/?year=2023")
-    # The session (server-side, issue 19), the user, 2 permission reads for the admin's app list,
+    # The session (server-side), the user, 2 permission reads for the admin's app list,
     # stats.progress, the months' buckets, the year's totals, the top products and the top categories.
     assert fresh.total == 9 and fresh.writes == 0, fresh.operations
     assert "events" not in {collection for collection, _op in fresh.operations}

@@ -1,6 +1,6 @@
 """The dashboard's funnel adds up: imported history (load_sales) stays out, and is said to; each
 step converts from the step before and from the first; no ratio above 100 %, and a step without a
-meaningful ratio says why (issue 16)."""
+meaningful ratio says why."""
 
 import datetime
 
@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from analytics.funnel import funnel
 from analytics.models import Event, RollupProgress
 from catalog.models import Pricing, Product
-from shop.mongo import get_collection
+from core.mongo import get_collection
 
 UTC = datetime.UTC
 

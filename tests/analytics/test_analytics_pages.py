@@ -1,4 +1,4 @@
-"""Findable, readable analytics pages (issue 16): breadcrumbs and titles name the page, the
+"""Findable, readable analytics pages: breadcrumbs and titles name the page, the
 dashboard and the reports link to each other, the admin index lists both under "Analytics",
 chart labels thinned to fit and every chart with its table of figures."""
 

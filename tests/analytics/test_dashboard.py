@@ -1,5 +1,5 @@
 """The staff dashboard and reports: staff only, charts as SVG, drill-down, top lists, funnel,
-reports with seed 004's operators; they read the rollups, never the raw events."""
+reports with the Russian article on MongoDB's aggregation operators; they read the rollups, never the raw events."""
 
 import datetime
 
@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 
 from analytics.managers.reports import compare
 from analytics.models import Event
-from shop.mongo import get_collection
-from shop.mongo.counter import count_operations
+from core.mongo import get_collection
+from core.mongo.counter import count_operations
 from tests.support.sales import at
 
 UTC = datetime.UTC

@@ -1,4 +1,4 @@
-"""Migration 0003: stats.hourly's per-hour documents (before issue 21) regrouped into day documents,
+"""Migration 0003: stats.hourly's per-hour documents (the earlier form) regrouped into day documents,
 safely again after a crash in the middle."""
 
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from analytics import backfills
 from analytics.bucketing import hour_rows
 from analytics.models import RollupProgress
-from shop.mongo import get_collection
+from core.mongo import get_collection
 
 from tests.analytics.test_rollups import SALES, add_funnel_events, add_sales, at, shop  # noqa: F401 - fixture
 
@@ -16,7 +16,7 @@ def day_documents_now():
 
 
 def to_old_shape(days):
-    """The per-hour documents the rollups wrote before issue 21, from day documents."""
+    """The per-hour documents the rollups wrote before day documents, from day documents."""
     old = []
     for day in days:
         for row in hour_rows(day):

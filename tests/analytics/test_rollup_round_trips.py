@@ -7,8 +7,8 @@ from analytics import bucketing
 from analytics.managers import rollups
 from analytics.models import RollupProgress
 from analytics.periods import LEVELS
-from shop.mongo import get_collection
-from shop.mongo.counter import count_operations
+from core.mongo import get_collection
+from core.mongo.counter import count_operations
 
 from tests.analytics.test_rollups import SALES, add_sales, at, figures, shop  # noqa: F401 - fixture
 

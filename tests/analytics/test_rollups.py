@@ -1,4 +1,4 @@
-"""Hierarchical rollups (seed 001): hand-checked figures at every level, incremental runs,
+"""Hierarchical rollups ("Hierarchical Aggregation" use case): hand-checked figures at every level, incremental runs,
 idempotence, crash recovery, categories counting their descendants' sales."""
 
 import datetime
@@ -9,7 +9,7 @@ from analytics.managers import RollupManager
 from analytics.models import Event, RollupProgress
 from analytics.periods import LEVELS, period_start, ranges_covering
 from catalog.models import Pricing, Product
-from shop.mongo import get_collection
+from core.mongo import get_collection
 
 UTC = datetime.UTC
 

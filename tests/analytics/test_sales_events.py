@@ -13,7 +13,7 @@ from analytics.models import Event, RollupProgress
 from inventory.models import Cart
 from inventory.signals import line_added
 from orders.signals import order_placed as order_completed
-from shop.mongo import get_collection
+from core.mongo import get_collection
 
 UTC = datetime.UTC
 
@@ -151,7 +151,8 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
 
 
 def test_local_start_up_loads_and_rolls_up_the_chinook_sales(settings, monkeypatch, tmp_path):
-    from shop import mongo, startup
+    from core import mongo
+    from shop import startup
 
     monkeypatch.setattr(startup, "engine", lambda: mongo.LOCAL)
     settings.SHOP_LOCAL_DB_DIR = tmp_path
@@ -171,7 +172,7 @@ def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
         (year, cents) for year, (cents, _count) in sorted(expected.items())]
     html = response.content.decode()
     assert all(f'href="?year={year}"' in html for year in expected)
-    # Issue 16: the imported invoices stay out of the funnel ("Sales 2246: 22460.0 %" before).
+    # The imported invoices stay out of the funnel ("Sales 2246: 22460.0 %" before).
     funnel = response.context["funnel"]
     assert funnel.imported == 2240 and funnel.steps[-1].value == 0
     assert "2240 imported sale lines in this period" in html

@@ -7,7 +7,7 @@ import pytest
 from bson import ObjectId
 
 from catalog.models import Category, Pricing, Product
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 from tests.support.products import make_product
 
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")

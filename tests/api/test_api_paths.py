@@ -1,6 +1,6 @@
-"""Seed 002 through the API: a document whole and by path, and every bad path.
+"""The FoundationDB "Hierarchical Documents" recipe through the API: a document whole and by path, and every bad path.
 
-The seed keeps a document as its root-to-leaf paths so that any path prefix
+The "Hierarchical Documents" recipe keeps a document as its root-to-leaf paths so that any path prefix
 reads a subtree; here MongoDB evaluates the path (``catalog/subdocuments.py``)
 and the API answers ``/api/v1/products/<sku>/<path>``.
 """
@@ -13,10 +13,10 @@ from api.encoding import to_json
 from catalog.managers import ProductManager
 from catalog.models import Product
 from catalog.subdocuments import MAX_STEPS
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 from tests.support.products import make_product
 
-# A document in the seed's spirit: nested objects and lists, lists of lists,
+# A document in the source's spirit: nested objects and lists, lists of lists,
 # an empty object and an empty list, keys that look like indices, a null.
 TREE = {
     "sku": "SEED-002",
@@ -49,7 +49,7 @@ def served(document):
 
 
 def all_paths(value, prefix=()):
-    """Every path of ``value`` (the seed's tuples without their leaves), prefixes included."""
+    """Every path of ``value`` (the source's tuples without their leaves), prefixes included."""
     yield prefix
     if isinstance(value, dict):
         items = value.items()

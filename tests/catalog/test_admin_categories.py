@@ -12,7 +12,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 
 from catalog.exceptions import SlugTaken
 from catalog.models import Category, Pricing, Product
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 from tests.support.tree import insert_tree, wrong_ancestors
 
 CHANGELIST = "/admin/catalog/category/"
@@ -132,7 +132,7 @@ def test_changelist_costs_the_same_round_trips_for_30_and_5000_categories(admin_
     with count_operations() as searched:
         response = admin_client.get(CHANGELIST, {"q": "Leaf 01.01"})
     assert row_names(response)[:2] == ["Root 01", "Child 01.01"] and len(row_names(response)) == 2 + leaves
-    # The session (server-side, issue 19), the user, the tree (one read), the product counts
+    # The session (server-side), the user, the tree (one read), the product counts
     # (one aggregation).
     assert commands(whole) == commands(searched) == [
         ("django_session", "aggregate"), ("auth_user", "aggregate"), ("categories", "find"),

@@ -7,7 +7,7 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.test import Client
 
 from catalog.models import Category
-from shop import mongo
+from core import mongo
 from tests.support.tree import wrong_ancestors
 
 MOVE = "/admin/catalog/category/move/"

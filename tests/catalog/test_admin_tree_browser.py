@@ -7,7 +7,7 @@ Skipped when Chromium or its driver is missing, unless ``SHOP_REQUIRE_BROWSER=1`
 import pytest
 
 from catalog.models import Category
-from shop import mongo
+from core import mongo
 from tests.support.browser import click_and_wait, csp_reports
 from tests.support.tree import wrong_ancestors
 

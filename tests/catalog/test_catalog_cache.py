@@ -1,4 +1,4 @@
-"""The storefront's catalog cache (``catalog/pagecache.py``): staff edits show on the next
+"""The storefront's catalog cache (``catalog/cache.py``): staff edits show on the next
 request of another process, availability is never cached, and a warm page costs the same
 round trips and documents examined whatever the size of the category.
 
@@ -20,7 +20,7 @@ from django.test import Client, override_settings
 
 from catalog.models import CatalogVersion, Category, Product
 from inventory.models import Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 from tests.support.admin import album_data
 from tests.support.examined import documents_examined
 from tests.support.products import make_product

@@ -1,4 +1,4 @@
-"""Seed 000's category hierarchy on CategoryManager: root-first ancestors kept right."""
+"""The "Category Hierarchy" use case's on CategoryManager: root-first ancestors kept right."""
 
 import threading
 
@@ -6,8 +6,8 @@ import pytest
 
 from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from catalog.models import Category, Pricing, Product
-from shop import mongo
-from shop.mongo.counter import count_operations
+from core import mongo
+from core.mongo.counter import count_operations
 
 
 def stored(slug):

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from catalog.models import Category
 from catalog.exceptions import TaxonomyError
 from catalog.taxonomy import parse_taxonomy
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 DATA = Path(__file__).parent / "data"
 V1, V2 = DATA / "taxonomy_v1.txt", DATA / "taxonomy_v2.txt"

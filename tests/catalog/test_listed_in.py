@@ -1,13 +1,13 @@
 """``Product.listed_in``: a product's categories and all their ancestors, so that a category
-page's products are one equality (issue 20). Kept by the ORM's save, ``Product.objects.sync``
+page's products are one equality. Kept by the ORM's save, ``Product.objects.sync``
 and ``Category.objects.move``; filled in for stored products by migration 0008."""
 
 from django.test import Client
 
 from catalog.backfills import fill_listed_in
 from catalog.models import Category, Pricing, Product
-from shop import mongo
-from shop.mongo.counter import count_operations
+from core import mongo
+from core.mongo.counter import count_operations
 from tests.support.products import make_product
 
 

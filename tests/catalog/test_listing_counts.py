@@ -13,8 +13,8 @@ from catalog.listing import WINDOWED_FROM
 from catalog.managers import counts
 from catalog.models import AlbumDetails, Category, ListingCount, Pricing, Product
 from inventory.models import Inventory
-from shop import clock
-from shop.mongo.counter import count_operations
+from core import clock
+from core.mongo.counter import count_operations
 from tests.support.admin import album_data
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
@@ -135,7 +135,7 @@ def test_a_writer_that_died_after_its_mark_never_shows_a_wrong_count_and_is_heal
     assert ListingCount.objects.listed(metal.pk) == 2  # counted: the kept count is not shown
     assert not counts._trusted(kept(metal))  # too early to heal: the writer may still be running
     later = clock.now() + datetime.timedelta(seconds=counts.HEAL_AFTER + 1)
-    monkeypatch.setattr("shop.clock.now", lambda: later)
+    monkeypatch.setattr("core.clock.now", lambda: later)
     assert ListingCount.objects.listed(metal.pk) == 2
     assert counts._trusted(kept(metal)) and kept(metal)["listed"] == 2
 

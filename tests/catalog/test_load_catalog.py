@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from catalog import chinook
 from catalog.models import Category, Product
-from shop import mongo
+from core import mongo
 
 
 def load(*args):

@@ -12,7 +12,7 @@ from catalog.cards import CardList
 from catalog.managers.products import ProductManager
 from catalog.models import CatalogVersion
 from inventory.models import Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 from tests.support.products import make_product
 
 PAGES = ["/", "/c/music/", "/c/metal/", "/c/video/", "/p/SKU-A/", "/p/SKU-V/", "/search/?q=alpha",

@@ -1,4 +1,4 @@
-"""Page numbers beyond range or beyond 64 bits never reach a query (issue 19).
+"""Page numbers beyond range or beyond 64 bits never reach a query.
 
 A page becomes a ``$skip`` of ``(page - 1) * 24``; MongoDB's integers are
 64-bit, so ``?page=999999999999999999999999999999`` used to fail in pymongo
@@ -12,7 +12,7 @@ from django.test import RequestFactory
 
 from catalog.listing import page_hint
 from catalog.paginators import MAX_PAGE, page_number
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 HUGE = "999999999999999999999999999999"  # 30 digits: far beyond 2**63
 JUST_ABOVE_64_BITS = str(2**63 // 24 + 2)  # its $skip alone would overflow

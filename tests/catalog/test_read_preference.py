@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 from pymongo import ReadPreference
 
 from catalog.models import Category, Product
-from shop.mongo import get_collection, read_preference
+from core.mongo import get_collection, read_preference
 
 from tests.support.products import make_product
 

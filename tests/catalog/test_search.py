@@ -8,8 +8,8 @@ import pytest
 from catalog.keywords import document_keywords, prefix_range, search_words
 from catalog.backfills import fill_keywords, fill_title_lower
 from catalog.models import Product
-from shop.mongo import get_collection
-from shop.mongo.counter import count_operations
+from core.mongo import get_collection
+from core.mongo.counter import count_operations
 
 from tests.support.products import make_product
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from catalog.models import Category, Pricing, Product
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 
 def json_ld(response):
@@ -164,7 +164,7 @@ def test_category_page_costs_at_most_seven_round_trips_two_when_cached(make_tree
 
 
 def test_money_filter():
-    from catalog.templatetags.shop import money
+    from core.templatetags.money import money
 
     assert (money(0), money(99), money(123456), money(-250)) == ("$0.00", "$0.99", "$1,234.56", "-$2.50")
 
@@ -177,7 +177,7 @@ def test_quantity_box_allows_the_per_line_maximum(client, chinook, settings):
 def test_categories_stored_without_a_position_cost_no_extra_round_trip(make_tree):
     # A category written without ``position`` (by hand, by an older import) reads as
     # position None; a deferred field would cost one query per category shown.
-    from shop.mongo import get_collection
+    from core.mongo import get_collection
 
     make_tree({"Music": {"Rock": {}, "Jazz": {}}, "Video": {}})
     get_collection("categories").update_many({}, {"$unset": {"position": ""}})

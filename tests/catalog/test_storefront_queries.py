@@ -1,4 +1,4 @@
-"""Seed 001's storefront queries: genre, deals, artist, actor, price range.
+"""The "Product Catalog" use case's storefront queries: genre, deals, artist, actor, price range.
 
 Each as a ``ProductManager`` method (right products, right order) and as a
 page with a constant number of round trips.
@@ -7,7 +7,7 @@ page with a constant number of round trips.
 import pytest
 
 from catalog.models import Product
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.products import make_product
 
@@ -239,12 +239,12 @@ def test_queries_use_an_index(make_query):
 def march_2021(monkeypatch):
     import datetime
 
-    monkeypatch.setattr("shop.clock.now", lambda: datetime.datetime(2021, 3, 1, tzinfo=datetime.UTC))
+    monkeypatch.setattr("core.clock.now", lambda: datetime.datetime(2021, 3, 1, tzinfo=datetime.UTC))
 
 
 def _plain_sort(limit):
     """The newest products as one sort of the whole collection would give them."""
-    from shop.mongo import get_collection
+    from core.mongo import get_collection
 
     cursor = get_collection("products").find({}, {"sku": 1}).sort(
         [("details.issue_date", -1), ("_id", 1)]).limit(limit)

@@ -1,4 +1,4 @@
-"""Issue 12 on the server side: availability on every product read, covers (upload,
+"""On the server side: availability on every product read, covers (upload,
 sizes, generated art), search relevance, finished controls (page numbers, cart messages
 by title, the HTML 400 page, the deals link). The browser checks are in
 tests/test_storefront_browser.py."""
@@ -15,7 +15,7 @@ from PIL import Image
 from catalog.images import generated_cover, genre_colour
 from catalog.models import Product
 from inventory.models import Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.products import make_product
 from tests.support.admin import album_data

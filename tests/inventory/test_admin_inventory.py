@@ -162,7 +162,7 @@ def test_staff_without_change_permission_can_look_but_not_change(client, django_
     assert LogEntry.objects.count() == 0
 
 
-# -- the product list's stock and the cart list's customers (issue 13) -------------
+# -- the product list's stock and the cart list's customers -------------
 
 def _product(sku, title):
     from catalog.models import Pricing, Product
@@ -174,7 +174,7 @@ def _product(sku, title):
 def test_product_list_shows_available_and_reserved_from_one_read(admin_client, shelf):
     import re
 
-    from shop.mongo.counter import count_operations
+    from core.mongo.counter import count_operations
 
     _product("SKU-1", "Alpha")
     _product("SKU-2", "Beta")

@@ -6,7 +6,7 @@ import pytest
 
 from inventory.exceptions import InadequateInventory
 from inventory.models import Cart
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import add, age_carts, age_reservations, assert_invariant, cart_doc, inventory, stock
 

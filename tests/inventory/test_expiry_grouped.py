@@ -7,7 +7,7 @@ read and the compare-and-set of a SKU are forced with hooks and with threads.
 
 from inventory.managers import returns
 from inventory.models import Cart, Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import (add, age_carts, assert_invariant, assert_shoppers_kept_their_units, cart_doc,
                                      expire_beside_shoppers, fill_carts, inventory, stock)

@@ -11,7 +11,7 @@ import pytest
 
 from inventory.managers import recovery
 from inventory.models import Cart, ExpiryRun, Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import (age_carts, assert_invariant, assert_shoppers_kept_their_units, cart_doc,
                                      expire_beside_shoppers, fill_carts, hook_inventory, inventory, stock)

@@ -1,5 +1,5 @@
-"""Seed 003's cart and inventory operations on the managers: results, refusals, rollbacks,
-operation counts, and the seed bugs not copied."""
+"""The "Inventory Management" use case's cart and inventory operations on the managers: results, refusals, rollbacks,
+operation counts, and the sources' bugs not copied."""
 
 import pytest
 
@@ -17,7 +17,7 @@ from orders.checkout import place_order
 from orders.exceptions import CartChanged, EmptyCart
 from orders.models import Order
 from orders.payments import Card, PaymentDeclined, TestProvider
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.payments import charges
 from tests.support.inventory import (
@@ -61,7 +61,7 @@ def test_add_reserves_stock_and_records_the_line():
 
 
 def test_add_of_a_sku_already_in_the_cart_raises_its_line_not_a_second_line():
-    """Seed bug: add_item_to_cart pushed a second line for the same SKU."""
+    """The source's bug: add_item_to_cart pushed a second line for the same SKU."""
     stock("A", 5)
     stock("B", 5)
     cart = Cart.objects.create_cart()
@@ -167,7 +167,7 @@ def test_update_quantity_up_and_down_moves_the_difference():
 
 
 def test_update_quantity_refreshes_the_reservation_timestamp_not_a_top_level_one():
-    """Seed bug: update_quantity set a top-level ``timestamp``."""
+    """The source's bug: update_quantity set a top-level ``timestamp``."""
     stock("A", 10)
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 1)
@@ -260,7 +260,7 @@ def test_checkout_completes_the_cart_and_releases_its_reservations():
     assert order.status == "paid" and order.subtotal == 3 * DETAILS["price"]
     assert order.payment.reference in charges()
     assert cart_doc(cart.id)["status"] == "complete"
-    # Seed bug: the seed pulled {'cart_id': id}; only this cart's entries go.
+    # The source's bug: it pulled {'cart_id': id}; only this cart's entries go.
     assert reservations("A") == {other.id: 1}
     assert reservations("B") == {}
     assert (inventory("A")["qty"], inventory("B")["qty"]) == (2, 4)
@@ -379,7 +379,7 @@ def test_expire_returns_the_stock_of_old_carts_only():
 
 
 def test_expire_finds_carts_by_id_and_returns_every_line():
-    """Seed bug: expire_carts read ``cart['id']``; the field is ``_id``."""
+    """The source's bug: expire_carts read ``cart['id']``; the field is ``_id``."""
     stock("A", 10)
     stock("B", 10)
     cart = Cart.objects.create_cart()

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from inventory.models import Cart, Inventory
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import age_carts, assert_invariant, cart_doc, inventory
 from tests.support.shopper import CARD, OTHER, SKU, add, session_cart
@@ -34,8 +34,8 @@ def test_add_to_cart_reserves_and_the_header_counts_without_a_query(client, shop
 
 
 def test_category_page_with_a_cart_costs_one_read_more_the_session(client, shop):
-    """The page's 4 round trips, plus the server-side session read by its key (issue 19:
-    sessions live in the database so that sign-out ends them); the cart itself is not read."""
+    """The page's 4 round trips, plus the server-side session read by its key
+    (sessions live in the database so that sign-out ends them); the cart itself is not read."""
     add(client, qty=2)
     client.get("/c/rock/")
     with count_operations() as ops:

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from inventory import invariant
 from inventory.models import Cart, Inventory
 from orders.models import Order
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import add, age_carts, age_reservations, inventory, stock
 

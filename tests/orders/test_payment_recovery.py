@@ -21,7 +21,7 @@ from orders.exceptions import AttemptFenced, PaymentInProgress
 from orders.models import Order, PaymentAttempt
 from orders.payments import Card, TestProvider
 from orders.reconcile import checkout_outcome, reconcile, start_background
-from shop import clock
+from core import clock
 from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
 from tests.support.payments import charges, refunded
 

@@ -1,4 +1,4 @@
-"""django-axes behind the documented reverse proxy (issue 19).
+"""django-axes behind the documented reverse proxy.
 
 Every request reaches gunicorn from the proxy (REMOTE_ADDR 127.0.0.1); the
 proxy appends the address it received the request from to
@@ -41,7 +41,7 @@ def clerk(settings):
 
 def test_the_production_default_trusts_one_proxy(settings):
     assert settings.SHOP_PROXY_COUNT == 1
-    assert settings.AXES_CLIENT_IP_CALLABLE == "shop.clientip.client_ip"
+    assert settings.AXES_CLIENT_IP_CALLABLE == "core.clientip.client_ip"
 
 
 def test_a_lock_out_behind_the_proxy_locks_one_client_not_everyone(clerk):

@@ -54,7 +54,7 @@ def test_the_staff_dashboard_charts_render_under_the_policy(browser, live_server
 
 
 def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_server, client, chinook):
-    """Issue 16: the dashboard as staff see it, with the Chinook history and some live shopping.
+    """The dashboard as staff see it, with the Chinook history and some live shopping.
 
     Saves ``test-artifacts/dashboard-1280.png`` and ``reports-1280.png`` (whole pages, 1280 px
     wide; the folder is not committed), follows the links between the two pages, and checks the
@@ -76,7 +76,7 @@ def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_serve
     Event.objects.record_order("browser-cart", [{"sku": "CHK-0001", "qty": 1, "price": 899}], ts=now)
     # Recorded a minute ago (events of the last seconds wait for the next rollup). No rollup
     # here: opening the dashboard rolls up, as the statistics have never been rolled up.
-    from shop.mongo import get_collection
+    from core.mongo import get_collection
 
     get_collection("events").update_many({}, {"$set": {"recorded": now - datetime.timedelta(seconds=60)}})
     client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))

@@ -1,4 +1,4 @@
-"""The database comes back by itself (issue 19): a killed local server under a running shop,
+"""The database comes back by itself: a killed local server under a running shop,
 ``dbserver stop`` and a pid that is not the server's, a read-only or uncreatable data
 directory, errors that say the time really waited.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.chaos_support import LiveShop
-from shop.mongo.localserver import LocalServer, LocalServerError, _wait_until_answering, answers
+from core.mongo.localserver import LocalServer, LocalServerError, _wait_until_answering, answers
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -216,7 +216,7 @@ def test_errors_say_the_seconds_really_waited(tmp_path, monkeypatch):
     assert str(exited.value).startswith("The local database server exited (code 3) after 0.0 s")
     assert str(exited.value).endswith("ends with: OSError: [Errno 98] Address already in use")
     assert "30 s" not in str(exited.value) and "\n" not in str(exited.value)
-    monkeypatch.setattr("shop.mongo.localserver.answers", lambda port, timeout: False)
+    monkeypatch.setattr("core.mongo.localserver.answers", lambda port, timeout: False)
     silent = _Silent()
     started = time.monotonic()
     with pytest.raises(LocalServerError, match=r"did not answer on port 1 within 1\.\d s") as timed_out:

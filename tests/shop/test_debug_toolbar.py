@@ -1,5 +1,5 @@
 """In DEBUG the debug toolbar lists each request's MongoDB commands, the managers' raw
-pymongo included, under the CSP (shop/mqlpanel.py); never in the tests or production."""
+pymongo included, under the CSP (core/mqlpanel.py); never in the tests or production."""
 
 import json
 import os

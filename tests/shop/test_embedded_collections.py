@@ -1,9 +1,9 @@
-"""No collection for an embedded model (shop/mongo/embedded.py, shop/migrations/0001)."""
+"""No collection for an embedded model (core/mongo/embedded.py, shop/migrations/0001)."""
 
 from django.core.management import call_command
 from django.db import connection
 
-from shop.mongo.embedded import drop_empty_embedded_collections, embedded_collection_names
+from core.mongo.embedded import drop_empty_embedded_collections, embedded_collection_names
 
 
 def test_the_embedded_models_are_known():

@@ -8,8 +8,8 @@ from pymongo.errors import OperationFailure
 
 from analytics.indexes import INDEXES as ANALYTICS_INDEXES
 from catalog.indexes import INDEXES as CATALOG_INDEXES
-from shop.mongo import get_collection
-from shop.mongo.indexes import create_indexes, find_index, registry
+from core.mongo import get_collection
+from core.mongo.indexes import create_indexes, find_index, registry
 
 
 def run(**options):

@@ -1,6 +1,6 @@
 """A newcomer's first hour: the README's first command warns of nothing, and the next
 commands work in a new shell (the secret key the first start wrote to ``.env``) or
-say in one line what to set (shop/dotenv.py, shop/management/commands/runserver.py)."""
+say in one line what to set (core/dotenv.py, shop/management/commands/runserver.py)."""
 
 import os
 import socket
@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from shop.mongo.localserver import LocalServer
+from core.mongo.localserver import LocalServer
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pymongo
 import pytest
 
-from shop.mongo.localserver import LocalServer, answers
+from core.mongo.localserver import LocalServer, answers
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
@@ -56,7 +56,7 @@ def shell(data_dir, code):
 
 
 def test_processes_starting_at_once_start_one_server(local_dir):
-    code = ("import sys; from shop.mongo.localserver import LocalServer; "
+    code = ("import sys; from core.mongo.localserver import LocalServer; "
             "print(LocalServer(sys.argv[1]).ensure_running())")
     with ThreadPoolExecutor(4) as pool:
         uris = list(pool.map(lambda _: subprocess.run(
@@ -212,7 +212,7 @@ def test_the_first_process_on_a_new_directory_prepares_the_shop(local_dir):
 def test_the_local_server_gets_a_cache_big_enough_for_a_large_catalog(monkeypatch):
     """SecantusDB's own 1G WiredTiger cache stalled ``populatedb --products 100000``: the shop
     starts its server with ``DEFAULT_CACHE_SIZE``, or ``SHOP_LOCAL_DB_CACHE_SIZE``."""
-    from shop.mongo import localserver
+    from core.mongo import localserver
 
     monkeypatch.delenv("SHOP_LOCAL_DB_CACHE_SIZE", raising=False)
     command = localserver._command("/tmp/db", 27099, durable=True)
@@ -224,7 +224,7 @@ def test_the_local_server_gets_a_cache_big_enough_for_a_large_catalog(monkeypatc
 
 @pytest.mark.parametrize("value", ["lots", "4 G", "-1G", "0"])
 def test_a_cache_size_that_is_not_a_size_is_refused_in_one_line(monkeypatch, value):
-    from shop.mongo import localserver
+    from core.mongo import localserver
 
     monkeypatch.setenv("SHOP_LOCAL_DB_CACHE_SIZE", value)
     with pytest.raises(localserver.LocalServerError, match="SHOP_LOCAL_DB_CACHE_SIZE must be a size"):

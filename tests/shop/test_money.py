@@ -1,10 +1,10 @@
-"""shop.money: the one conversion between dollars and cents, and the one display."""
+"""core.money: the one conversion between dollars and cents, and the one display."""
 
 from decimal import Decimal
 
 import pytest
 
-from shop import money
+from core import money
 
 
 @pytest.mark.parametrize("amount, expected", [

@@ -9,8 +9,8 @@ from bson import ObjectId
 from pymongo.errors import BulkWriteError
 
 from catalog.models import Category
-from shop import mongo
-from shop.mongo.counter import count_operations
+from core import mongo
+from core.mongo.counter import count_operations
 
 @pytest.fixture
 def probe():
@@ -189,7 +189,7 @@ def test_models_unique_fields_hold_on_insert_many():
 def test_joined_fields_are_projected_in_dotted_form():
     # SecantusDB 0.7.0b3 returns the literal 1 for a nested inclusion after $lookup
     # ({"django_content_type": {"app_label": 1}}); MongoDB reads both forms the same.
-    from shop.mongo.compiler import flatten_projection
+    from core.mongo.compiler import flatten_projection
 
     nested = {"codename": 1, "django_content_type": {"app_label": 1, "model": 1},
               "n": {"$add": ["$a", 1]}}

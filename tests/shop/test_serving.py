@@ -14,8 +14,8 @@ import pytest
 from django.db import connections
 
 from catalog.models import Product
-from shop.mongo import engine
-from shop.mongo.localserver import LocalServer
+from core.mongo import engine
+from core.mongo.localserver import LocalServer
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))

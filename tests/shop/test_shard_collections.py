@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from pymongo.errors import OperationFailure
 
-from shop.mongo import get_collection, sharding
+from core.mongo import get_collection, sharding
 
 LEVELS = ("hourly", "daily", "weekly", "monthly", "yearly")
 

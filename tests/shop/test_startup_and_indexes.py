@@ -1,4 +1,4 @@
-"""Start-up on the local server, the seed indexes migrate creates, and the
+"""Start-up on the local server, the sources' indexes migrate creates, and the
 operation counter's command listener."""
 
 import pytest
@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from pymongo import monitoring
 
 from catalog.models import Product
-from shop import mongo
-from shop.mongo.counter import CommandCounter, count_operations
+from core import mongo
+from core.mongo.counter import CommandCounter, count_operations
 from shop import startup
 from shop.startup import prepare_local_database
 

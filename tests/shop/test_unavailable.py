@@ -1,13 +1,13 @@
 """While the database cannot be reached: a 503 in the shop's look (JSON under the API) with
-``Retry-After``, never a 500; other errors keep their 500 (``shop.unavailable``)."""
+``Retry-After``, never a 500; other errors keep their 500 (``core.unavailable``)."""
 
 import pytest
 from django.db import DatabaseError
 from pymongo.errors import AutoReconnect, DuplicateKeyError, OperationFailure, ServerSelectionTimeoutError
 
 from catalog.models import Product
-from shop.mongo.localserver import LocalServerError
-from shop.mongo.revive import is_unavailable, revive_soon
+from core.mongo.localserver import LocalServerError
+from core.mongo.revive import is_unavailable, revive_soon
 
 
 def unreachable(*args, **kwargs):
@@ -92,7 +92,7 @@ def test_threads_that_find_the_local_server_gone_start_it_once(monkeypatch):
 
     from django.db import connections
 
-    import shop.mongo.revive as revive
+    import core.mongo.revive as revive
 
     starts = []
     release = threading.Event()
@@ -136,7 +136,7 @@ def test_a_forked_worker_does_not_inherit_a_held_restart_lock():
     that moment must not stay held for ever in the worker (that thread is not there)."""
     import os
 
-    import shop.mongo.revive as revive
+    import core.mongo.revive as revive
 
     with revive._lock:
         pid = os.fork()

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analytics.chinook_sales import REF_PREFIX, read_sales
 from analytics.models import Event
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 
 class Command(BaseCommand):

@@ -1,10 +1,10 @@
 """``python manage.py rollup_stats``: roll the events up into ``stats.hourly`` ... ``stats.yearly``.
 
-Incremental (seed 001): only the periods touched by events recorded since
+Incremental ("Hierarchical Aggregation" use case): only the periods touched by events recorded since
 the last run are recomputed. Periods are UTC: hours, days, ISO weeks (Monday
 00:00 to Sunday 24:00, so a week may span two months or two years), months
 from the 1st, years from January 1st. Events recorded in the last ``--lag`` seconds
-(default 60, as in the seed) wait for the next run, so that a write still
+(default 60, as in the source) wait for the next run, so that a write still
 in flight when the run starts is not skipped. Safe to re-run, and after a
 crash: see ``analytics.managers.rollups.RollupManager``. When another run (another
 command, or the dashboard rolling up on opening) holds the range, it says so
@@ -17,11 +17,11 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from shop import clock
+from core import clock
 from analytics.managers.rollups import TAKEOVER_AFTER_SECONDS
 from analytics.models import RollupProgress
-from shop.commandlog import log_change
-from shop.progress import add_quiet_argument, progress_bar
+from core.commandlog import log_change
+from core.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):

@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from catalog.exceptions import CatalogError, TaxonomyError
 from catalog.taxonomy import TaxonomyImport, parse_taxonomy
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 
 class Command(BaseCommand):

@@ -16,7 +16,7 @@ from catalog import chinook
 from catalog.models import Category, Product
 from catalog.slugs import slug_for
 from inventory.models import Inventory
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""``python manage.py cleanup_inventory [--timeout SECONDS]``: seed 003's "Error Handling".
+"""``python manage.py cleanup_inventory [--timeout SECONDS]``: the "Inventory Management" use case's "Error Handling".
 
 Reservations older than the timeout are settled: those of active or pending
 carts are refreshed, those of complete carts dropped (sold), the others
@@ -10,8 +10,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Inventory
-from shop.commandlog import log_change
-from shop.progress import add_quiet_argument, progress_bar
+from core.commandlog import log_change
+from core.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""``python manage.py expire_carts [--timeout SECONDS] [--quiet]``: seed 003's cart expiry.
+"""``python manage.py expire_carts [--timeout SECONDS] [--quiet]``: the "Inventory Management" use case's cart expiry.
 
 Active carts unchanged for longer than the timeout become expired and their
 reservations go back on the shelf, one write per SKU touched
@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from inventory.models import Cart
-from shop.commandlog import log_change
-from shop.progress import add_quiet_argument, progress_bar
+from core.commandlog import log_change
+from core.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from catalog.models import Product
 from inventory.exceptions import StockError
 from inventory.models import Inventory
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 
 class Command(BaseCommand):

@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError
 from inventory.invariant import check_invariant
 from orders.audit import charges_without_order
 from orders.models import Order
-from shop.progress import add_quiet_argument, progress_bar
+from core.progress import add_quiet_argument, progress_bar
 
 
 class Command(BaseCommand):

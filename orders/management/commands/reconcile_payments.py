@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from orders.reconcile import reconcile
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 
 class Command(BaseCommand):

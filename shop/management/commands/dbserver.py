@@ -1,7 +1,7 @@
 """``python manage.py dbserver [status|start|stop]``: the local database server.
 
 Without ``MONGODB_URI`` the shop keeps its data in a local SecantusDB server
-(``shop.mongo.localserver``) that the first process needing it starts and
+(``core.mongo.localserver``) that the first process needing it starts and
 every other process shares. This command shows whether it runs (pid, port,
 connection string, data directory), starts it, or stops it. ``stop`` signals
 only a process checked to be this data directory's server, never another
@@ -13,9 +13,9 @@ non-zero.
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from shop.commandlog import log_change
-from shop.mongo import revive
-from shop.mongo.localserver import LocalServer, LocalServerError
+from core.commandlog import log_change
+from core.mongo import revive
+from core.mongo.localserver import LocalServer, LocalServerError
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """``python manage.py ensure_indexes``: check every index the shop needs, create what is missing.
 
-The indexes are the registry's (``shop.mongo.indexes.registry``: every
+The indexes are the registry's (``core.mongo.indexes.registry``: every
 app's ``indexes.py``, analytics' ``events`` and ``stats.*`` included), which
 ``migrate`` creates. This command checks all of them and creates what is
 missing (an index dropped by hand, a database restored without indexes), so
@@ -11,9 +11,9 @@ server refused it, or ``--check``).
 
 from django.core.management.base import BaseCommand, CommandError
 
-from shop.commandlog import log_change
-from shop.mongo import get_collection
-from shop.mongo.indexes import CREATED, MISSING, ensure_index, registry
+from core.commandlog import log_change
+from core.mongo import get_collection
+from core.mongo.indexes import CREATED, MISSING, ensure_index, registry
 
 
 class Command(BaseCommand):

@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from catalog.generate import populate
 from catalog.models import Category, Product
-from shop.commandlog import log_change
+from core.commandlog import log_change
 
 MAX_PRODUCTS = 2_000_000
 

@@ -1,5 +1,5 @@
 """``python manage.py shard_collections``: shard the shop's collections with the plan's
-shard keys (``shop.mongo.sharding.SHARD_KEYS``, ``docs/sharding.md``), printing each
+shard keys (``core.mongo.sharding.SHARD_KEYS``, ``docs/sharding.md``), printing each
 command's answer.
 
 Only a sharded cluster can do this: on the local server, or on any server
@@ -11,8 +11,8 @@ commands (after trying them all).
 from bson import json_util
 from django.core.management.base import BaseCommand, CommandError
 
-from shop.commandlog import log_change
-from shop.mongo import sharding
+from core.commandlog import log_change
+from core.mongo import sharding
 
 
 class Command(BaseCommand):

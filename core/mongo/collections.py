@@ -1,6 +1,6 @@
 """The one base of the shop's managers that speak raw pymongo to their model's collection.
 
-The seeds' operations (ancestor maintenance, conditional cart and inventory
+The sources' operations (ancestor maintenance, conditional cart and inventory
 updates, rollups) are written as pymongo on custom managers; this mixin gives
 each of them its collection, a read-preference copy for the storefront's
 reads, other collections by name, and model instances from raw documents.
@@ -23,7 +23,7 @@ class MongoCollectionMixin:
 
     @property
     def read_collection(self):
-        """``collection`` with the ``MONGODB_READ_PREFERENCE`` read preference (seed 001
+        """``collection`` with the ``MONGODB_READ_PREFERENCE`` read preference ("Product Catalog" use case
         "Scaling read performance"), for the storefront's read-only queries.
 
         Reads that a write depends on use ``collection`` (the primary).
@@ -35,5 +35,5 @@ class MongoCollectionMixin:
         return connections[self.db].get_collection(name)
 
     def from_document(self, document, fields=None):
-        """A model instance from a raw document (see ``shop.mongo.documents.model_from_document``)."""
+        """A model instance from a raw document (see ``core.mongo.documents.model_from_document``)."""
         return model_from_document(self.model, document, self.db, fields)

@@ -35,7 +35,7 @@ def get_collection(name, alias="default"):
 
 
 # ``MONGODB_READ_PREFERENCE`` values: pymongo's read preference modes by their
-# MongoDB names (seed 001 "Scaling read performance without sharding").
+# MongoDB names ("Product Catalog" use case "Scaling read performance without sharding").
 READ_PREFERENCES = {
     "primary": "PRIMARY",
     "primaryPreferred": "PRIMARY_PREFERRED",

@@ -26,7 +26,7 @@ is started in a session of its own, so it outlives the process that started
 it (runserver's autoreloader restarts the shop, not the database);
 ``manage.py dbserver stop`` stops it. When it is gone (killed, crashed),
 the next process to miss it starts it again on the same port
-(``shop.mongo.revive``).
+(``core.mongo.revive``).
 
 Every error is a ``LocalServerError`` whose first line is the reason (a
 read-only or uncreatable data directory, a port taken by another program,

@@ -1,6 +1,6 @@
-"""The cart handover at log-in: the guest cart becomes the account's, combined with its cart.
+"""The cart merge at log-in: the guest cart becomes the account's, combined with its cart.
 
-``hand_over(guest_cart_id, user_id, max_qty)`` is called when a shopper
+``merge_guest_cart(guest_cart_id, user_id, max_qty)`` is called when a shopper
 signs in (``accounts.signals``). The units of both carts are already
 reserved, so combining never needs more stock: a line is cut back only by
 the per-line maximum, and the surplus goes back on the shelf in the same
@@ -13,7 +13,7 @@ single-document write through the carts' and the inventory's managers:
    from now on.
 3. Write the combined lines into the account's cart, compare-and-set on the
    lines as read (1 write). Refused (the account's cart changed, or went to
-   checkout): the guest cart is unlocked and the whole handover starts
+   checkout): the guest cart is unlocked and the whole merge starts
    again (at most ``ATTEMPTS`` times).
 4. Move the reservations (``Inventory.objects.move_reservations``: one
    read of the SKUs, then one ``bulk_write`` of compare-and-set writes, one
@@ -39,8 +39,8 @@ ATTEMPTS = 3
 
 
 @dataclass
-class Handover:
-    """What the handover did: the account's cart now (``cart_id``, ``count`` units) and the changes.
+class CartMerge:
+    """What the merge did: the account's cart now (``cart_id``, ``count`` units) and the changes.
 
     ``moved``: ``[(title, qty)]`` lines new to the account's cart;
     ``combined``: ``[(title, added, now)]`` lines added to an existing line;
@@ -71,8 +71,8 @@ def _units(items):
     return sum(line["qty"] for line in items)
 
 
-def hand_over(guest_cart_id, user_id, max_qty):
-    """Make the guest cart ``guest_cart_id`` (or None) the account ``user_id``'s; returns a ``Handover``.
+def merge_guest_cart(guest_cart_id, user_id, max_qty):
+    """Make the guest cart ``guest_cart_id`` (or None) the account ``user_id``'s; returns a ``CartMerge``.
 
     See the module docstring for the steps and their costs. ``max_qty`` is
     the per-line maximum (``settings.CART_MAX_LINE_QTY``).
@@ -82,16 +82,16 @@ def hand_over(guest_cart_id, user_id, max_qty):
         target = Cart.objects.active_cart_of(user_id)
         if not guest_cart_id or (target is not None and target["_id"] == guest_cart_id):
             if target is None:
-                return Handover()
-            return Handover(target["_id"], _units(target["items"]))
+                return CartMerge()
+            return CartMerge(target["_id"], _units(target["items"]))
         if target is None:
             claimed = Cart.objects.claim(guest_cart_id, user_id)
             if claimed is None:
-                return Handover()
-            return Handover(claimed["_id"], _units(claimed["items"]))
+                return CartMerge()
+            return CartMerge(claimed["_id"], _units(claimed["items"]))
         guest = Cart.objects.lock_for_merge(guest_cart_id, target["_id"])
         if guest is None:  # the guest cart expired or was checked out: the account's cart stays
-            return Handover(target["_id"], _units(target["items"]))
+            return CartMerge(target["_id"], _units(target["items"]))
         result, moves, items = _plan(guest["items"], target["items"], max_qty)
         if not Cart.objects.replace_items(target["_id"], target["items"], items):
             Cart.objects.unlock_merge(guest_cart_id)
@@ -105,12 +105,12 @@ def hand_over(guest_cart_id, user_id, max_qty):
         result.count = _units(items) - sum(keep - theirs for sku, _, theirs, keep in moves if sku in dropped)
         return result
     # The account's cart kept changing: the shopper keeps the guest cart for now.
-    return Handover(guest_cart_id, _units(guest["items"]))
+    return CartMerge(guest_cart_id, _units(guest["items"]))
 
 
 def _plan(guest_items, target_items, max_qty):
-    """The combined lines and the reservation moves: ``(Handover, moves, items)``."""
-    result = Handover()
+    """The combined lines and the reservation moves: ``(CartMerge, moves, items)``."""
+    result = CartMerge()
     items = [dict(line) for line in target_items]
     by_sku = {line["sku"]: line for line in items}
     moves = []

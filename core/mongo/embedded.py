@@ -5,7 +5,7 @@ address...) lives inside its parent's documents. The shop's migrations were
 written without ``bases=(EmbeddedModel,)`` on those models' ``CreateModel``,
 so migrate created an empty collection for each (``catalog_track``,
 ``inventory_cartline``, ``orders_orderline``...), never written. The schema
-editor (``shop.mongo.schema``) now skips them by the current model's class,
+editor (``core.mongo.schema``) now skips them by the current model's class,
 and migration ``shop/migrations/0001`` drops the empty ones that databases
 migrated before already have.
 """
@@ -15,7 +15,7 @@ from django.apps import apps as global_apps
 
 def _embedded_model_class():
     # Imported late: django_mongodb_backend.models imports the database backend, which
-    # imports this module's users (shop.mongo.schema).
+    # imports this module's users (core.mongo.schema).
     from django_mongodb_backend.models import EmbeddedModel
 
     return EmbeddedModel

@@ -1,13 +1,9 @@
 """Sharding the shop's collections on a sharded cluster (``shard_collections``).
 
-The plan, and what each key costs, is ``docs/sharding.md``. In short:
-``categories`` (seed 000: small) and ``counters`` stay unsharded;
-``products`` on ``{sku: 1}`` (not the seed's ``(type, details.genre, sku)``:
-``details.genre`` is an array, and a shard key's index cannot be multikey);
-``inventory`` on its ``_id`` (the SKU); ``carts`` and ``orders`` on a hashed
-``_id`` (ObjectIds grow: a ranged key would send every insert to the last
-chunk); ``events`` on ``(userid, ts)`` (seed 001: not the timestamp alone);
-each ``stats.*`` level on ``_id``.
+Each app declares its part of the plan beside its indexes, in ``<app>/indexes.py``
+(``SHARD_KEYS``, ``UNSHARDED``, ``UNIQUE_BEFORE_SHARDING``); this module collects
+them (``plan``), so the kernel imports no app. The plan, and what each key costs,
+is ``docs/sharding.md``.
 
 MongoDB enforces a unique index on a sharded collection only when the index
 starts with the shard key, and refuses to shard a collection holding any
@@ -18,29 +14,47 @@ indexes first (what guards those values then: ``docs/sharding.md``).
 Only a ``mongos`` (the router of a sharded cluster) accepts these commands.
 """
 
+from importlib import import_module
+
+from django.apps import apps
 from django.db import connections
+from django.utils.module_loading import module_has_submodule
 from pymongo.errors import OperationFailure
 
-from analytics.periods import LEVELS
-from shop.mongo.indexes import MISSING, ensure_index, find_index
+from core.mongo.indexes import MISSING, ensure_index, find_index
 
-#: The shop's collections the plan leaves unsharded (on the database's primary shard); Django's own
-#: (users, sessions, ...) stay unsharded too.
-UNSHARDED = ("categories", "counters", "expiry_runs", "payment_attempts", "stats.progress")
+#: What each app may declare in its ``indexes`` module, and what the plan makes of it:
+#: ``SHARD_KEYS``, a list of ``(collection, shard key, unique)`` in the order they are sharded;
+#: ``UNSHARDED``, the collections left on the database's primary shard (Django's own, such as
+#: users and sessions, stay unsharded too); ``UNIQUE_BEFORE_SHARDING``, ``{collection: (field,
+#: ...)}``, unique single-field indexes a collection's shard key cannot keep: each is replaced
+#: by a plain index on the same field before the collection is sharded.
+PLAN = {"SHARD_KEYS": list, "UNSHARDED": tuple, "UNIQUE_BEFORE_SHARDING": dict}
 
-#: ``(collection, shard key, unique)`` in the order they are sharded.
-SHARD_KEYS = [
-    ("products", {"sku": 1}, True),
-    ("inventory", {"_id": 1}, False),
-    ("carts", {"_id": "hashed"}, False),
-    ("orders", {"_id": "hashed"}, False),
-    ("events", {"userid": 1, "ts": 1}, False),
-    *[(level.collection, {"_id": 1}, False) for level in LEVELS],
-]
 
-#: Unique single-field indexes a collection's shard key cannot keep: each is
-#: replaced by a plain index on the same field before the collection is sharded.
-UNIQUE_BEFORE_SHARDING = {"orders": ("number", "cart_id")}
+def plan(name):
+    """One part of the sharding plan (a name of ``PLAN``), collected from every installed app's
+    ``indexes`` module in ``INSTALLED_APPS`` order. Reads no database."""
+    collected = PLAN[name]()
+    for app_config in apps.get_app_configs():
+        if not module_has_submodule(app_config.module, "indexes"):
+            continue
+        declared = getattr(import_module(f"{app_config.name}.indexes"), name, None)
+        if declared is None:
+            continue
+        if isinstance(collected, dict):
+            collected.update(declared)
+        else:
+            collected = collected + type(collected)(declared)
+    return collected
+
+
+def __getattr__(name):
+    """``sharding.SHARD_KEYS``, ``sharding.UNSHARDED`` and ``sharding.UNIQUE_BEFORE_SHARDING``:
+    the apps' declarations, collected when read (``plan``)."""
+    if name in PLAN:
+        return plan(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _client(alias):
@@ -91,9 +105,10 @@ def shard_collections(alias="default"):
     """
     name = connections[alias].settings_dict["NAME"]
     yield _run(f"enableSharding {name}", admin_command, alias, "enableSharding", name)
-    for collection, key, unique in SHARD_KEYS:
+    unique_before_sharding = plan("UNIQUE_BEFORE_SHARDING")
+    for collection, key, unique in plan("SHARD_KEYS"):
         namespace = f"{name}.{collection}"
-        for field in UNIQUE_BEFORE_SHARDING.get(collection, ()):
+        for field in unique_before_sharding.get(collection, ()):
             yield _run(f"dropIndex {namespace} unique {field}",
                        drop_unique_index, alias, collection, field)
             yield _run(f"createIndex {namespace} {{{field!r}: 1}}",

@@ -4,8 +4,8 @@
 import logging
 import time
 
-from shop.mongo.revive import is_unavailable
-from shop.unavailable import unavailable_response
+from core.mongo.revive import is_unavailable
+from core.unavailable import unavailable_response
 
 logger = logging.getLogger("shop.requests")
 
@@ -36,7 +36,7 @@ class RequestLogMiddleware:
 
 class DatabaseUnavailableMiddleware:
     """A view that fails because the database cannot be reached (``is_unavailable``) answers
-    503 with ``Retry-After`` (``shop.unavailable``), in the shop's look or as JSON under
+    503 with ``Retry-After`` (``core.unavailable``), in the shop's look or as JSON under
     ``/api/``, instead of a 500; the local server is started again in the background.
 
     Works in DEBUG too (Django's technical 500 page would otherwise show). Errors raised

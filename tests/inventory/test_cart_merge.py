@@ -1,4 +1,4 @@
-"""The cart handover at log-in: combining, cutting, reservations moved, races, round trips."""
+"""The cart merge at log-in: combining, cutting, reservations moved, races, round trips."""
 
 import random
 import threading
@@ -6,12 +6,12 @@ import threading
 import pytest
 
 from inventory.exceptions import CartInactive, InventoryError
-from inventory.handover import hand_over
+from inventory.merge import merge_guest_cart
 from inventory.models import Cart, Inventory
 from orders.checkout import place_order
 from orders.models import Order
 from orders.payments import Card, TestProvider
-from shop.mongo.counter import count_operations
+from core.mongo.counter import count_operations
 
 from tests.support.inventory import DETAILS, add, assert_invariant, cart_doc, inventory, stock
 
@@ -46,7 +46,7 @@ def test_without_an_account_cart_the_guest_cart_is_claimed():
     stock("A", 5)
     guest = guest_cart(("A", 2))
     with count_operations() as ops:
-        result = hand_over(guest.id, USER, MAX)
+        result = merge_guest_cart(guest.id, USER, MAX)
     assert ops.total == 2, ops
     assert (result.cart_id, result.count, result.message()) == (guest.id, 2, "")
     assert cart_doc(guest.id)["user_id"] == USER and cart_doc(guest.id)["status"] == "active"
@@ -55,9 +55,9 @@ def test_without_an_account_cart_the_guest_cart_is_claimed():
 def test_without_a_guest_cart_the_account_cart_is_found():
     stock("A", 5)
     mine = user_cart(("A", 1))
-    result = hand_over(None, USER, MAX)
+    result = merge_guest_cart(None, USER, MAX)
     assert (result.cart_id, result.count) == (mine.id, 1)
-    assert hand_over(None, "nobody", MAX).cart_id is None
+    assert merge_guest_cart(None, "nobody", MAX).cart_id is None
 
 
 def test_lines_are_combined_and_reservations_move_with_them():
@@ -66,7 +66,7 @@ def test_lines_are_combined_and_reservations_move_with_them():
     stock("C", 20)
     mine = user_cart(("A", 1), ("B", 2))
     guest = guest_cart(("B", 3), ("C", 4))
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert result.cart_id == mine.id and result.count == 1 + 5 + 4
     assert lines(mine.id) == {"A": 1, "B": 5, "C": 4}
     assert reserved(mine.id) == {"A": 1, "B": 5, "C": 4}
@@ -83,7 +83,7 @@ def test_a_line_over_the_maximum_is_cut_and_the_surplus_goes_back_on_the_shelf()
     mine = user_cart(("A", 7))
     guest = guest_cart(("A", 6))
     assert inventory("A")["qty"] == 7
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert lines(mine.id) == {"A": 10} and reserved(mine.id) == {"A": 10}
     assert inventory("A")["qty"] == 10  # 3 units back
     assert result.cut == [(DETAILS["title"], 13, 10)] and "cut to 10" in result.message()
@@ -96,20 +96,20 @@ def test_an_inactive_guest_cart_leaves_the_account_cart_alone():
     mine = user_cart(("A", 1))
     guest = guest_cart(("A", 1))
     Cart.objects.expire_cart(guest.id)
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert (result.cart_id, result.count) == (mine.id, 1)
     assert lines(mine.id) == {"A": 1}
     assert_invariant()
 
 
 @pytest.mark.parametrize("count", [1, 8])
-def test_handover_round_trips_do_not_grow_with_the_lines(count):
+def test_merge_round_trips_do_not_grow_with_the_lines(count):
     for number in range(count):
         stock(f"S{number}", 5)
     user_cart(*[(f"S{number}", 1) for number in range(count)])
     guest = guest_cart(*[(f"S{number}", 1) for number in range(count)])
     with count_operations() as ops:
-        hand_over(guest.id, USER, MAX)
+        merge_guest_cart(guest.id, USER, MAX)
     # account cart, lock guest, write lines, read the SKUs, move reservations, guest merged
     assert (ops.total, ops.writes) == (6, 4), ops
     assert_invariant()
@@ -123,14 +123,14 @@ def test_a_guest_line_without_reservation_is_dropped_not_sold():
     # A crashed add: the guest cart has a line the inventory never reserved.
     Cart.objects.collection.update_one(
         {"_id": guest.id}, {"$push": {"items": {"sku": "A", "qty": 2, "details": DETAILS}}})
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert lines(mine.id) == {"A": 1, "B": 2} and reserved(mine.id) == {"A": 1, "B": 2}
     assert result.dropped == [DETAILS["title"]] or "could not be moved" in result.message()
     assert result.count == 3
     assert_invariant()
 
 
-def test_a_change_in_flight_on_the_account_cart_restarts_the_handover(monkeypatch):
+def test_a_change_in_flight_on_the_account_cart_restarts_the_merge(monkeypatch):
     stock("A", 20)
     mine = user_cart(("A", 1))
     guest = guest_cart(("A", 2))
@@ -144,7 +144,7 @@ def test_a_change_in_flight_on_the_account_cart_restarts_the_handover(monkeypatc
         return real(cart_id, expected, items)
 
     monkeypatch.setattr(Cart.objects, "replace_items", add_first)
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert lines(mine.id) == {"A": 4} and reserved(mine.id) == {"A": 4}
     assert result.count == 4
     assert_invariant()
@@ -162,7 +162,7 @@ def test_a_reservation_changed_between_lines_and_move_is_undone(monkeypatch):
         return real(source, target, moves)
 
     monkeypatch.setattr(Inventory.objects, "move_reservations", raise_first)
-    result = hand_over(guest.id, USER, MAX)
+    result = merge_guest_cart(guest.id, USER, MAX)
     assert result.dropped == [DETAILS["title"]]
     assert lines(mine.id) == reserved(mine.id) == {"A": 2}
     assert reserved(guest.id) == {} and inventory("A")["qty"] == 18
@@ -186,7 +186,7 @@ def test_threads_racing_log_in_add_to_cart_and_checkout_on_the_last_units():
 
         def login():
             barrier.wait()
-            outcome["handover"] = hand_over(guest.id, USER, MAX)
+            outcome["merge"] = merge_guest_cart(guest.id, USER, MAX)
 
         def add_to_guest():
             barrier.wait()
@@ -233,10 +233,10 @@ def test_another_accounts_cart_is_never_taken():
     stock("A", 5)
     theirs = Cart.objects.create_cart("someone-else")
     add(theirs.id, "A", 2)
-    result = hand_over(theirs.id, USER, MAX)
+    result = merge_guest_cart(theirs.id, USER, MAX)
     assert result.cart_id is None and cart_doc(theirs.id)["user_id"] == "someone-else"
     mine = user_cart(("A", 1))
-    result = hand_over(theirs.id, USER, MAX)
+    result = merge_guest_cart(theirs.id, USER, MAX)
     assert result.cart_id == mine.id and lines(mine.id) == {"A": 1}
     assert lines(theirs.id) == {"A": 2} and cart_doc(theirs.id)["status"] == "active"
     assert_invariant()

@@ -4,7 +4,7 @@ check_inventory, rollup_stats).
 On a terminal a command shows a tqdm bar on stderr; piped or under cron
 (no terminal), with ``--quiet`` or ``--verbosity 0`` it shows none. Its one-line
 summary goes to stdout unless ``--quiet``, and always to the log
-(``shop.commandlog.log_change``).
+(``core.commandlog.log_change``).
 """
 
 from tqdm import tqdm

@@ -4,7 +4,7 @@ MongoDB stores a date as milliseconds since the epoch, so ``now()`` drops the
 microseconds below a millisecond: a time written and read back compares equal
 to the one the code kept. pymongo hands dates back naive (UTC) unless the client
 is tz-aware; ``aware()`` makes either kind aware UTC. Tests move the clock by
-patching ``shop.clock.now``; every module calls it as ``clock.now()`` for that.
+patching ``core.clock.now``; every module calls it as ``clock.now()`` for that.
 """
 
 import datetime

@@ -8,7 +8,7 @@ A process that finds the local server gone (a request failed to reach it,
 data directory's start-up lock, on the port kept for that directory. The
 process's pymongo client keeps that address and reconnects by itself, so
 nothing else needs to change. The thread is in the background so that the
-request that noticed answers at once (a 503 page, ``shop.unavailable``).
+request that noticed answers at once (a 503 page, ``core.unavailable``).
 
 With ``MONGODB_URI`` set, the shop does not run the database: nothing is
 started here, the shop answers 503 until that server is back.
@@ -116,7 +116,7 @@ class ReviveOnHeartbeatFailure(ServerHeartbeatListener):
     """A pymongo listener: when the client's monitor gets no answer from the local server,
     ``revive_soon()``, so that the server comes back even before a request needs it.
 
-    Added to the local server's client only (``shop.mongo.base``).
+    Added to the local server's client only (``core.mongo.base``).
     """
 
     def __init__(self, alias="default"):

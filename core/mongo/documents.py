@@ -1,6 +1,6 @@
 """Turning raw MongoDB documents into model instances.
 
-The managers read with raw pymongo where the seeds prescribe it; this gives
+The managers read with raw pymongo where the sources prescribe it; this gives
 their callers ordinary model instances, converted by each field exactly as
 the ORM converts what it reads (embedded models, arrays, ObjectIds).
 """

@@ -110,7 +110,7 @@ def ensure_index(collection, keys, options, create=True):
 def make_unique_index_plain(collection, field):
     """Replace a partial unique index on ``field`` alone by a plain one of the same name.
 
-    For databases migrated before ``shop.mongo.schema`` created such indexes
+    For databases migrated before ``core.mongo.schema`` created such indexes
     plain (see there why). Returns the index name, or None when there was no
     partial one to replace. Two writes (drop, create).
     """

@@ -1,4 +1,4 @@
-"""Which process is the local server: ports, pids and their checks (``shop.mongo.localserver``).
+"""Which process is the local server: ports, pids and their checks (``core.mongo.localserver``).
 
 A pid written in a file can outlive its process and be handed to another
 one; a port can be taken by another program. So nothing here signals a

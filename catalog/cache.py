@@ -11,9 +11,10 @@ database, then the cache again. Entries of old versions are never read
 again and expire (``CATALOG_CACHE_SECONDS``).
 
 The version is read once per request, lazily (a request that reads nothing
-of the catalog does not read it): ``CatalogVersionMiddleware`` opens the
-request's scope. Outside a request (commands, the managers called
-directly) nothing is cached: ``cached`` computes every time.
+of the catalog does not read it): ``catalog.middleware.CatalogVersionMiddleware``
+opens the request's scope (``open_scope``) with the function that reads the
+version, so this module imports no model. Outside a request (commands, the
+managers called directly) nothing is cached: ``cached`` computes every time.
 
 Stock is never cached: availability is read for the cards shown on each
 request (``ProductManager.with_availability``).
@@ -26,8 +27,20 @@ from django.conf import settings
 from django.core.cache import caches
 
 _MISSING = object()
-# The current request's scope: a one-slot list holding its version once read.
+# The current request's scope: a list of the function that reads the version, then the
+# version once read.
 _scope = contextvars.ContextVar("catalog_cache_scope", default=None)
+
+
+def open_scope(read_version):
+    """Open a request's cache scope; ``read_version()`` returns the catalog's version token
+    (str) and is called at most once in it. Returns the token ``close_scope`` takes."""
+    return _scope.set([read_version])
+
+
+def close_scope(token):
+    """Close the scope ``open_scope`` opened (``token`` is what it returned)."""
+    _scope.reset(token)
 
 
 def catalog_version():
@@ -36,11 +49,9 @@ def catalog_version():
     scope = _scope.get()
     if scope is None:
         return None
-    if not scope:
-        from .models import CatalogVersion
-
-        scope.append(CatalogVersion.objects.current())
-    return scope[0]
+    if len(scope) == 1:
+        scope.append(scope[0]())
+    return scope[1]
 
 
 def forget_version():
@@ -49,7 +60,7 @@ def forget_version():
     admin) reads what it wrote. Nothing outside a request."""
     scope = _scope.get()
     if scope:
-        scope.clear()
+        del scope[1:]
 
 
 def cache_key(kind, key, version):
@@ -78,17 +89,3 @@ def cached(kind, key, compute):
         value = compute()
         store.set(name, value, settings.CATALOG_CACHE_SECONDS)
     return value
-
-
-class CatalogVersionMiddleware:
-    """Opens each request's catalog cache scope: the version is read at most once in it."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        token = _scope.set([])
-        try:
-            return self.get_response(request)
-        finally:
-            _scope.reset(token)

@@ -47,7 +47,7 @@ def development_key(path):
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(descriptor, "a") as dotenv:
-            dotenv.write("# Written by the shop's first start (shop/dotenv.py); read by shop/settings.py.\n"
+            dotenv.write("# Written by the shop's first start (core/dotenv.py); read by shop/settings.py.\n"
                          f"DJANGO_SECRET_KEY={key}\n")
     except OSError:
         return DEVELOPMENT_KEY

@@ -1,4 +1,4 @@
-"""The client's address behind the shop's reverse proxies, for django-axes (issue 19).
+"""The client's address behind the shop's reverse proxies, for django-axes.
 
 ``settings.AXES_CLIENT_IP_CALLABLE`` names ``client_ip``. Behind the
 documented set-up every request reaches gunicorn from the proxy

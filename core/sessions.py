@@ -1,4 +1,4 @@
-"""Server-side sessions that end (issue 19): ``SESSION_ENGINE = "shop.sessions"``.
+"""Server-side sessions that end: ``SESSION_ENGINE = "core.sessions"``.
 
 Django's database session store (``django.contrib.sessions.backends.db``,
 the ``django_session`` collection through django-mongodb-backend) with one
@@ -118,7 +118,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
     - A change (POST...) sent with a session that has just ended is refused
       before any view: it was sent by another tab just before a sign-in or
       sign-out there, and answering it would act in a session that no longer
-      exists (an add to a guest cart that was just handed over). It gets the
+      exists (an add to a guest cart that was just merged). It gets the
       page ``session_ended.html`` (409) and no cookie; nothing is changed.
       Costs nothing more: a POST reads its session anyway, and requests
       without a session cookie are not looked at.

@@ -1,10 +1,10 @@
 """The answer while the database cannot be reached: a 503 with ``Retry-After``, not a 500.
 
-``DatabaseUnavailableMiddleware`` (``shop.middleware``) turns a view's
+``DatabaseUnavailableMiddleware`` (``core.middleware``) turns a view's
 "database unreachable" error into this answer; ``server_error`` (the shop's
 ``handler500``) does the same for such an error raised anywhere else (another
 middleware, a template). Either way the local server is started again in the
-background (``shop.mongo.revive``), and the next request after it is back
+background (``core.mongo.revive``), and the next request after it is back
 gets the page: pymongo reconnects to the same port by itself.
 """
 
@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.csrf import requires_csrf_token
 from django.views.defaults import server_error as django_server_error
 
-from shop.mongo.revive import is_unavailable, revive_soon
+from core.mongo.revive import is_unavailable, revive_soon
 
 logger = logging.getLogger(__name__)
 

@@ -1,13 +1,13 @@
 """The shop's Django database backend: django-mongodb-backend over the wire, on every server.
 
-``ENGINE = "shop.mongo"`` in settings. With a ``HOST`` (the ``MONGODB_URI``
+``ENGINE = "core.mongo"`` in settings. With a ``HOST`` (the ``MONGODB_URI``
 setting) it talks to that MongoDB; without one it talks to the local
-SecantusDB server (``shop.mongo.localserver``), starting it when this is the
+SecantusDB server (``core.mongo.localserver``), starting it when this is the
 first process that needs it. Either way it is pymongo over the wire, with
-the shop's command counter (``shop.mongo.counter``) attached to the client,
-and the compiler shim of ``shop.mongo.compiler``. On the local server the
+the shop's command counter (``core.mongo.counter``) attached to the client,
+and the compiler shim of ``core.mongo.compiler``. On the local server the
 client also watches its heartbeats: when the server is gone, the process
-starts it again (``shop.mongo.revive``).
+starts it again (``core.mongo.revive``).
 """
 
 from django.conf import settings
@@ -21,8 +21,8 @@ from .schema import DatabaseSchemaEditor
 
 
 class DatabaseOperations(MongoDatabaseOperations):
-    # Queries are compiled by the shop's subclasses (see shop/mongo/compiler.py).
-    compiler_module = "shop.mongo.compiler"
+    # Queries are compiled by the shop's subclasses (see core/mongo/compiler.py).
+    compiler_module = "core.mongo.compiler"
 
 
 class DatabaseWrapper(MongoDatabaseWrapper):

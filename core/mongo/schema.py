@@ -16,13 +16,13 @@ from django_mongodb_backend.schema import DatabaseSchemaEditor as MongoSchemaEdi
 from django_mongodb_backend.schema import ignore_embedded_models
 from pymongo import ASCENDING
 
-from shop.mongo.embedded import is_embedded
+from core.mongo.embedded import is_embedded
 
 
 class DatabaseSchemaEditor(MongoSchemaEditor):
     def create_model(self, model):
         """Create the model's collection and indexes; none for an embedded model, even one
-        whose migration does not name ``EmbeddedModel`` among its bases (shop/mongo/embedded.py)."""
+        whose migration does not name ``EmbeddedModel`` among its bases (core/mongo/embedded.py)."""
         if is_embedded(model):
             return
         super().create_model(model)

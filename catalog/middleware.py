@@ -1,0 +1,20 @@
+"""The catalog's middleware: each request's catalog cache scope (``catalog.cache``)."""
+
+from .cache import close_scope, open_scope
+from .models import CatalogVersion
+
+
+class CatalogVersionMiddleware:
+    """Opens each request's catalog cache scope: the version is read at most once in it
+    (``CatalogVersion.objects.current``, one round trip), and only if the request reads the
+    catalog."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = open_scope(CatalogVersion.objects.current)
+        try:
+            return self.get_response(request)
+        finally:
+            close_scope(token)

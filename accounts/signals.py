@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 
 from inventory.merge import merge_guest_cart
-from inventory.views import CART_COUNT, CART_ID
+from inventory.session import CART_COUNT, CART_ID
 
 
 def merge_cart_at_login(sender, request, user, **kwargs):

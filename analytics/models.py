@@ -1,10 +1,10 @@
 """Analytics' models: the raw ``events``, the rollups' progress and the rollup levels' buckets.
 
 * ``Event`` (``events``): what shoppers did; written by ``Event.objects``
-  (``analytics/managers/events.py``), reported on by ``Event.reports``
-  (``analytics/managers/reports.py``).
+  (``analytics/managers/events.py``).
 * ``RollupProgress`` (``stats.progress``): how far the rollups got;
   ``RollupProgress.objects`` (``analytics/managers/rollups.py``) runs them.
+  Each level's ``reports`` (``analytics/managers/reports.py``) reports on its buckets.
 * ``HourlyStat`` ... ``YearlyStat`` (``stats.hourly`` ... ``stats.yearly``,
   the levels of ``analytics/periods.py``): one bucket per key and period
   (``stats.hourly``: one document per key and day holding its hours),
@@ -14,7 +14,7 @@
 
 from django.db import models
 
-from .managers import EventManager, ReportManager, RollupManager
+from .managers import EventManager, RollupManager, SalesReportManager
 
 
 class Event(models.Model):
@@ -45,7 +45,6 @@ class Event(models.Model):
     ref = models.CharField(max_length=200, null=True, blank=True)
 
     objects = EventManager()
-    reports = ReportManager()
 
     class Meta:
         db_table = "events"
@@ -99,6 +98,9 @@ class Bucket(models.Model):
     units = models.IntegerField(default=0)
     views = models.IntegerField(default=0)
     carts = models.IntegerField(default=0)
+
+    objects = models.Manager()
+    reports = SalesReportManager()
 
     class Meta:
         abstract = True

@@ -1,6 +1,6 @@
 """The expressions the analytics' aggregations share ("Hierarchical Aggregation" use case).
 
-``RollupManager`` and ``ReportManager`` build their reads from ``MEASURES``,
+``RollupManager`` and ``SalesReportManager`` build their reads from ``MEASURES``,
 ``each``, ``period_expression`` and ``period_filter``. The rollups themselves
 group in the process and write with bulk upserts (``analytics/bucketing.py``:
 on the local server that is one pass over the events and one write per

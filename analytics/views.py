@@ -1,7 +1,7 @@
 """The staff dashboard and reports (inside the admin: staff only, the admin's look).
 
 Thin: parse the period (``periods.Period``), bring the statistics up to date
-(``ensure_fresh``), call ``RollupProgress.objects`` / ``Event.reports``, draw
+(``ensure_fresh``), call ``RollupProgress.objects`` and the reports (``Product.reports``, each level's ``reports``), draw
 the charts (``charts``), render.
 Everything shown comes from the rollups (``stats.*``) and the catalog, never
 from the raw events.
@@ -15,11 +15,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from catalog.models import Product
+
 from .charts import chart_svg, daily_monthly_or_yearly_bars, every_month_bars
 from .freshness import ensure_fresh
 from .funnel import funnel
 from .managers.rollups import TAKEOVER_AFTER_SECONDS
-from .models import Event, RollupProgress
+from .models import DailyStat, MonthlyStat, RollupProgress
 from .periods import Period
 
 
@@ -74,18 +76,18 @@ def reports(request):
     period = Period.from_query(request.GET)
     freshness = ensure_fresh()
     years = [b["d"].year for b in RollupProgress.objects.buckets("yearly")]
-    missing_count, missing = Event.reports.missing_descriptions()
+    missing_count, missing = Product.reports.missing_descriptions()
     context = {
         **admin.site.each_context(request),
         "title": f"Sales reports: {period.label}",
         "period": period,
         "years": years,
-        "price_bands": Event.reports.price_bands(),
+        "price_bands": Product.reports.price_bands(),
         "missing_count": missing_count,
         "missing": missing,
         "tax_percent": settings.ANALYTICS_TAX_PERCENT,
-        "with_tax": Event.reports.totals_with_tax(period.start, period.end, settings.ANALYTICS_TAX_PERCENT),
-        "weekdays": Event.reports.sales_by_weekday(period.start, period.end),
+        "with_tax": MonthlyStat.reports.totals_with_tax(period.start, period.end, settings.ANALYTICS_TAX_PERCENT),
+        "weekdays": DailyStat.reports.sales_by_weekday(period.start, period.end),
         "freshness": freshness,
     }
     return render(request, "analytics/reports.html", context)

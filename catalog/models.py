@@ -21,6 +21,7 @@ from imagekit.models import ImageSpecField
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import CatalogVersionManager, CategoryManager, ListingCountManager, ProductManager
+from .managers.reports import CatalogReportManager
 from .search import lower_title
 
 
@@ -216,6 +217,7 @@ class Product(models.Model):
                                    format="JPEG", options={"quality": 80})
 
     objects = ProductManager()
+    reports = CatalogReportManager()
 
     class Meta:
         db_table = "products"

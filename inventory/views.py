@@ -1,11 +1,7 @@
 """Shopper pages: add to cart, the cart. Thin views (checkout and orders: the ``orders`` app).
 
-A shopper's cart id lives in the Django session (server-side, core/sessions.py), never in
-a form or a URL that could name another cart: the views act only on the
-session's cart. After each cart change the session also keeps the number of
-units in the cart (``cart_count``), which the header shows without a
-database round trip. The numbers of the orders the session placed (which
-it may see) are listed in ``orders``.
+The views act only on the session's cart (``inventory.session``), never on a
+cart named by a form or a URL.
 """
 
 from django.conf import settings
@@ -21,34 +17,9 @@ from catalog.models import Product
 from .forms import LineForm, RemoveForm
 from .exceptions import CartInactive, InventoryError
 from .models import Cart, Inventory
+from .session import CART_COUNT, CART_ID, account_id, forget_cart, remember_cart, session_cart
 from .signals import line_added
 from .wording import refusal
-
-CART_ID = "cart_id"
-LAST_CART = "last_cart_id"
-CART_COUNT = "cart_count"
-ORDERS = "orders"
-ORDERS_KEPT = 10
-
-
-def _remember(request, cart_id, count):
-    """Store the session's cart id and its unit count (for the header link)."""
-    request.session[CART_ID] = cart_id
-    request.session[CART_COUNT] = count
-
-
-def forget_cart(request):
-    """Drop the session's cart (checked out, expired or gone); the header shows an empty cart.
-
-    Its id stays in the session as ``last_cart_id``: sessions live on the server, so a
-    second click of "Pay" answered after the first sees the first one's session, with no
-    cart, and checkout finds the order placed from the last one (``orders.views``).
-    """
-    cart_id = request.session.pop(CART_ID, None)
-    if cart_id:
-        request.session[LAST_CART] = cart_id
-    request.session[CART_COUNT] = 0
-
 
 def _bad_form(request, form):
     """The shop's 400 page listing the form's errors (field label: reason)."""
@@ -59,12 +30,6 @@ def _bad_form(request, form):
     ]
     return render(request, "400.html", {"reasons": reasons, "back_url": reverse("inventory:cart"),
                                         "back_text": "Back to your cart"}, status=400)
-
-
-def _account(request):
-    """The signed-in shopper's account id for a new cart ("" for a guest)."""
-    user = getattr(request, "user", None)
-    return str(user.pk) if user is not None and user.is_authenticated else ""
 
 
 @require_POST
@@ -89,7 +54,7 @@ def add_to_cart(request):
     details = {"title": product.title, "price": product.pricing.retail}
     cart_id = request.session.get(CART_ID)
     if not cart_id:
-        cart_id = Cart.objects.create_cart(_account(request)).id
+        cart_id = Cart.objects.create_cart(account_id(request)).id
     try:
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
@@ -103,43 +68,18 @@ def add_to_cart(request):
                 return redirect(product)
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
-            cart_id = Cart.objects.create_cart(_account(request)).id
+            cart_id = Cart.objects.create_cart(account_id(request)).id
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
     except InventoryError as error:
         request.session[CART_ID] = cart_id
         messages.error(request, refusal(error, product.title))
         return redirect(product)
-    _remember(request, cart_id, count)
+    remember_cart(request, cart_id, count)
     line_added.send(sender=Cart, cart_id=cart_id, sku=product.sku, qty=qty, request=request)
     messages.success(request, format_html(
         'Added {} × “{}” to your cart. <a href="{}">View cart</a>',
         qty, product.title, reverse("inventory:cart")))
     return redirect(product)
-
-
-def session_cart(request):
-    """The session's active cart, or None (an inactive one is forgotten, with a message).
-
-    A pending cart (its payment under way, or interrupted by a crash) is
-    kept in the session, with a message linking to the checkout's status
-    page, which says what became of the payment.
-    """
-    cart = Cart.objects.get_cart(request.session.get(CART_ID))
-    if cart is None:
-        if CART_ID in request.session:
-            forget_cart(request)
-        return None
-    if cart.status == Cart.PENDING:
-        messages.info(request, format_html(
-            'Your payment is being confirmed. <a href="{}">See what became of it</a>.',
-            reverse("orders:checkout_status")))
-        return None
-    if cart.status != Cart.ACTIVE:
-        if cart.status in (Cart.EXPIRING, Cart.EXPIRED):
-            messages.warning(request, "Your cart expired and its items went back on the shelf.")
-        forget_cart(request)
-        return None
-    return cart
 
 
 def cart(request):

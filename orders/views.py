@@ -1,6 +1,6 @@
 """Shopper pages of the orders app: checkout (address, totals, payment) and an order's page. Thin views.
 
-The cart comes from the session (``inventory.views``); totals are computed
+The cart comes from the session (``inventory.session``); totals are computed
 on the server (``pricing``); the order is placed by ``checkout.place_order``.
 An order's page is shown to the session that placed it and to its account,
 and is a 404 for anyone else (a foreign or unknown number alike).
@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
-from inventory.views import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
+from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from core.money import display
 
 from . import pricing

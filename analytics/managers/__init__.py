@@ -3,15 +3,15 @@
 * ``EventManager`` (``Event.objects``, ``events.py``) writes the raw ``events``.
 * ``RollupManager`` (``RollupProgress.objects``, ``rollups.py``) rolls them up
   into the ``stats.*`` levels and reads the buckets back.
-* ``ReportManager`` (``Event.reports``, ``reports.py``) holds the reports
-  written with the Russian article on MongoDB's aggregation operators.
+* ``SalesReportManager`` (``MonthlyStat.reports``, ``DailyStat.reports``,
+  ``reports.py``) holds the sales reports over the rollups.
 
 Views, commands and admin classes call these methods; none of them builds a
 pymongo query itself.
 """
 
 from .events import EventManager
-from .reports import ReportManager
+from .reports import SalesReportManager
 from .rollups import RollupManager
 
-__all__ = ["EventManager", "ReportManager", "RollupManager"]
+__all__ = ["EventManager", "SalesReportManager", "RollupManager"]

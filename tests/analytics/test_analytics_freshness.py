@@ -18,6 +18,7 @@ from analytics.models import Event, RollupProgress
 from core import clock as shop_clock
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
+from tests.support.threads import run_many
 
 UTC = datetime.UTC
 
@@ -113,17 +114,7 @@ def test_two_staff_opening_the_stale_dashboard_at_once_roll_up_once(sales, clock
     clients = [Client(), Client()]
     for client in clients:
         client.force_login(staff)
-    start, responses = threading.Barrier(2), [None, None]
-
-    def open_dashboard(number):
-        start.wait()
-        responses[number] = clients[number].get("/admin/analytics/")
-
-    threads = [threading.Thread(target=open_dashboard, args=(n,)) for n in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    responses = run_many(lambda number: clients[number].get("/admin/analytics/"), 2)
     assert len(rollups[0]) == 1
     assert [r.status_code for r in responses] == [200, 200]
     # (The test client's captured contexts mix across threads: read the pages themselves.)
@@ -137,17 +128,7 @@ def test_two_staff_opening_the_stale_dashboard_at_once_roll_up_once(sales, clock
 def test_concurrent_rollups_claim_the_range_once(sales, rollups):
     a_new_sale()
     rollups[1][0] = 0.3
-    start, reports = threading.Barrier(2), []
-
-    def run():
-        start.wait()
-        reports.append(RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS))
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    reports = run_many(lambda _number: RollupProgress.objects.rollup(takeover_after=TAKEOVER_AFTER_SECONDS), 2)
     assert sorted(r["claimed_elsewhere"] for r in reports) == [False, True]
     assert len(rollups[0]) == 1
     assert RollupProgress.objects.progress()["pending"] is None

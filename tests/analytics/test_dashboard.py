@@ -6,8 +6,9 @@ import datetime
 import pytest
 from django.contrib.auth import get_user_model
 
-from analytics.managers.reports import compare
-from analytics.models import Event
+from analytics.models import DailyStat, Event, MonthlyStat
+from catalog.managers.reports import compare
+from catalog.models import Product
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
 from tests.support.sales import at
@@ -101,20 +102,20 @@ def test_reports_use_seed_004_operators(staff_client, sales, settings):
 
 
 def test_weekday_report_over_all_time(sales):
-    rows = {r["weekday"]: r["total"] for r in Event.reports.sales_by_weekday()}
+    rows = {r["weekday"]: r["total"] for r in DailyStat.reports.sales_by_weekday()}
     assert rows["Monday"] == 3800 and rows["Sunday"] == 0
 
 
 def test_missing_descriptions_counts_missing_and_null_fields(sales):
     get_collection("products").update_one({"sku": "A"}, {"$unset": {"description": ""}})
     get_collection("products").update_one({"sku": "C"}, {"$set": {"description": None}})
-    count, rows = Event.reports.missing_descriptions(limit=2)
+    count, rows = Product.reports.missing_descriptions(limit=2)
     assert count == 3 and [r["sku"] for r in rows] == ["A", "B"]
 
 
 def test_tax_rate_outside_0_to_100_is_refused():
     with pytest.raises(ValueError):
-        Event.reports.totals_with_tax(at(2023, 1, 1), at(2024, 1, 1), 101)
+        MonthlyStat.reports.totals_with_tax(at(2023, 1, 1), at(2024, 1, 1), 101)
 
 
 def test_compare_gives_cmp_answers():

@@ -24,6 +24,7 @@ from core.mongo.counter import count_operations
 from tests.support.admin import album_data
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
+from tests.support.threads import run_many
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -248,24 +249,8 @@ def test_a_warm_category_page_examines_the_page_not_the_category(shop, products)
 def test_first_reads_racing_to_create_the_version_all_get_one_token():
     # SecantusDB answers None to the losers of racing find_one_and_update(upsert=True):
     # the version is created by a plain upsert and read again (catalog/managers/versions.py).
-    import threading
-
     CatalogVersion.objects.collection.delete_many({})
     for _ in range(5):
         CatalogVersion.objects.collection.delete_many({})
-        start = threading.Barrier(8)
-        tokens, errors = [], []
-
-        def first_read():
-            try:
-                start.wait()
-                tokens.append(CatalogVersion.objects.current())
-            except Exception as error:  # noqa: BLE001 - reported below
-                errors.append(error)
-
-        threads = [threading.Thread(target=first_read) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert errors == [] and len(tokens) == 8 and len(set(tokens)) == 1
+        tokens = run_many(lambda _number: CatalogVersion.objects.current(), 8)
+        assert len(tokens) == 8 and len(set(tokens)) == 1

@@ -1,6 +1,5 @@
 """The "Category Hierarchy" use case's on CategoryManager: root-first ancestors kept right."""
 
-import threading
 
 import pytest
 
@@ -8,6 +7,7 @@ from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, Slug
 from catalog.models import Category, Pricing, Product
 from core import mongo
 from core.mongo.counter import count_operations
+from tests.support.threads import run_many
 
 
 def stored(slug):
@@ -62,21 +62,8 @@ def test_slugs_come_from_names_and_collisions_get_a_number(make_tree):
 
 
 def test_concurrent_creates_never_share_a_slug():
-    errors = []
-
-    def create():
-        try:
-            Category.objects.create_category("Jazz")
-        except Exception as error:  # pragma: no cover - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=create) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_many(lambda _number: Category.objects.create_category("Jazz"), 8)
     slugs = [d["slug"] for d in mongo.get_collection("categories").find({})]
-    assert not errors
     assert len(slugs) == len(set(slugs)) == 8
 
 

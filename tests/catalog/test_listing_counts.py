@@ -3,7 +3,6 @@ newest-first page read from windows of issue dates: a cold category page matches
 products it shows, not every product of the category, and its count is always exact."""
 
 import datetime
-import threading
 
 import pytest
 from django.test import Client, override_settings
@@ -18,6 +17,7 @@ from core.mongo.counter import count_operations
 from tests.support.admin import album_data
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
+from tests.support.threads import run_together
 
 
 def album(sku, category, days_ago=None):
@@ -143,27 +143,15 @@ def test_a_writer_that_died_after_its_mark_never_shows_a_wrong_count_and_is_heal
 def test_concurrent_saves_and_moves_leave_every_count_exact(tree):
     music, rock, metal, jazz = (tree[n] for n in ("Music", "Rock", "Metal", "Jazz"))
     made = [make_product(f"Base {n}", categories=[metal.pk]) for n in range(4)]
-    barrier = threading.Barrier(5)
-    errors = []
 
     def add(index):
-        try:
-            barrier.wait()
-            for n in range(4):
-                make_product(f"T{index}-{n}", categories=[(metal, jazz)[(index + n) % 2].pk])
-            made[index].categories = [jazz.pk]
-            made[index].save()
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
+        for n in range(4):
+            make_product(f"T{index}-{n}", categories=[(metal, jazz)[(index + n) % 2].pk])
+        made[index].categories = [jazz.pk]
+        made[index].save()
 
-    threads = [threading.Thread(target=add, args=(i,)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    Category.objects.move(jazz, rock)  # Jazz (gaining products meanwhile) moves under Rock
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
+    run_together(*[lambda index=index: add(index) for index in range(4)],
+                 lambda: Category.objects.move(jazz, rock))  # Jazz (gaining products meanwhile) moves under Rock
     assert_kept_exactly(music, rock, metal, jazz)
     assert kept(music)["listed"] == 20
 

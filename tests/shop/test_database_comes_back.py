@@ -221,5 +221,6 @@ def test_errors_say_the_seconds_really_waited(tmp_path, monkeypatch):
     started = time.monotonic()
     with pytest.raises(LocalServerError, match=r"did not answer on port 1 within 1\.\d s") as timed_out:
         _wait_until_answering(silent, 1, timeout=1.0)
-    assert 1.0 <= time.monotonic() - started < 3 and silent.killed
+    # It waited its timeout (the behaviour), and then gave up: a generous bound, not a speed test.
+    assert 1.0 <= time.monotonic() - started < 30 and silent.killed
     assert "\n" not in str(timed_out.value)

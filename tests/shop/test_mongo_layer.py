@@ -2,7 +2,6 @@
 the compiler shim, counting, atomic conditional updates."""
 
 import sys
-import threading
 
 import pytest
 from bson import ObjectId
@@ -11,6 +10,7 @@ from pymongo.errors import BulkWriteError
 from catalog.models import Category
 from core import mongo
 from core.mongo.counter import count_operations
+from tests.support.threads import run_many
 
 @pytest.fixture
 def probe():
@@ -64,11 +64,11 @@ def test_conditional_decrements_never_oversell(probe):
     the 16 threads each have their own connection from pymongo's pool.
     """
 
-    def buy(sold):
+    def buy(_number):
         mine = 0
         while probe.update_one({"_id": "sku", "qty": {"$gte": 1}}, {"$inc": {"qty": -1}}).modified_count:
             mine += 1
-        sold.append(mine)
+        return mine
 
     previous = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
@@ -76,12 +76,7 @@ def test_conditional_decrements_never_oversell(probe):
         for _round in range(5):
             probe.delete_many({})
             probe.insert_one({"_id": "sku", "qty": 500})
-            sold = []
-            threads = [threading.Thread(target=buy, args=(sold,)) for _ in range(16)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            sold = run_many(buy, 16)
             assert sum(sold) == 500
             assert probe.find_one({"_id": "sku"})["qty"] == 0
     finally:

@@ -8,6 +8,7 @@ from pymongo.errors import AutoReconnect, DuplicateKeyError, OperationFailure, S
 from catalog.models import Product
 from core.mongo.localserver import LocalServerError
 from core.mongo.revive import is_unavailable, revive_soon
+from tests.support.threads import run_many
 
 
 def unreachable(*args, **kwargs):
@@ -106,18 +107,7 @@ def test_threads_that_find_the_local_server_gone_start_it_once(monkeypatch):
         patch.setattr(revive, "_restart", slow_start)
         patch.setattr(revive, "_thread", None)
         patch.setattr(revive, "_last_attempt", 0.0)
-        barrier = threading.Barrier(8)
-        results = []
-
-        def notice():
-            barrier.wait()
-            results.append(revive_soon())
-
-        threads = [threading.Thread(target=notice) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        results = run_many(lambda _number: revive_soon(), 8)
         started = [r for r in results if r is not None]
         assert len(started) == 1 and results.count(None) == 7
         release.set()

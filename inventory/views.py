@@ -72,7 +72,8 @@ def add_to_cart(request):
     """POST ``/cart/add/`` (``sku``, ``qty``): reserve the units in the session's cart.
 
     Starts a cart when the session has none, or a new one when its cart has
-    expired (and says so). Redirects to the product page with a message; an
+    expired or is past its maximum age (``settings.CART_MAX_AGE``: it is
+    expired then, however recently touched; one read of the cart first), and says so. Redirects to the product page with a message; an
     unknown SKU is a 404, a bad quantity a message (nothing changed).
     """
     form = LineForm(request.POST)
@@ -90,6 +91,9 @@ def add_to_cart(request):
     cart_id = request.session.get(CART_ID)
     if not cart_id:
         cart_id = Cart.objects.create_cart(_account(request)).id
+    else:
+        # A cart past its maximum age is expired here; the add below then finds it expired.
+        Cart.objects.expire_past_max_age(cart_id)
     try:
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
@@ -120,6 +124,9 @@ def add_to_cart(request):
 def session_cart(request):
     """The session's active cart, or None (an inactive one is forgotten, with a message).
 
+    An active cart past its maximum age (``settings.CART_MAX_AGE``) is
+    expired first (``Cart.objects.expire_past_max_age``) and treated as expired.
+
     A pending cart (its payment under way, or interrupted by a crash) is
     kept in the session, with a message linking to the checkout's status
     page, which says what became of the payment.
@@ -134,6 +141,8 @@ def session_cart(request):
             'Your payment is being confirmed. <a href="{}">See what became of it</a>.',
             reverse("orders:checkout_status")))
         return None
+    if cart.status == Cart.ACTIVE and Cart.objects.expire_past_max_age(cart.id, cart=cart):
+        cart.status = Cart.EXPIRED
     if cart.status != Cart.ACTIVE:
         if cart.status in (Cart.EXPIRING, Cart.EXPIRED):
             messages.warning(request, "Your cart expired and its items went back on the shelf.")

@@ -64,5 +64,5 @@ class PricesChanged(InventoryError):
 
     def __init__(self, changes, total):
         self.changes, self.total = list(changes), total
-        super().__init__("Prices in your cart have changed. Nothing was charged: check the new total and pay "
-                         "again to confirm.")
+        what = "Prices in your cart have changed" if self.changes else "Your cart's total has changed"
+        super().__init__(f"{what}. Nothing was charged: check the new total and pay again to confirm.")

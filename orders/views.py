@@ -76,7 +76,7 @@ def checkout(request):
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)
     if request.method == "POST" and changes:
-        messages.warning(request, PricesChanged(changes, figures.total).args[0])
+        messages.warning(request, str(PricesChanged(changes, figures.total)))
     elif request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(

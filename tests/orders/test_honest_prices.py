@@ -122,6 +122,21 @@ def test_a_form_without_the_shown_total_is_held_to_the_carts_prices(client, shop
     assert_charged_as_ordered(order)
 
 
+def test_a_quantity_changed_in_another_tab_after_the_page_charges_nothing(client, shop):
+    add(client, qty=1)
+    cart_id = session_cart(client)
+    shown = client.get("/checkout/").context["totals"].total
+    client.post("/cart/update/", {"sku": SKU, "qty": 2})  # another tab
+    response = client.post("/checkout/", {**CARD, "confirmed_total": shown})
+    assert response.status_code == 200
+    assert "Your cart&#x27;s total has changed. Nothing was charged" in response.content.decode()
+    assert charges() == {} and cart_doc(cart_id)["status"] == "active"
+    new_total = response.context["totals"].total
+    assert new_total > shown
+    assert client.post("/checkout/", {**CARD, "confirmed_total": new_total}).status_code == 302
+    assert_charged_as_ordered(Order.objects.get_by_cart(cart_id))
+
+
 def test_a_price_changed_between_the_pages_read_and_checkouts_read_is_shown_too(client, shop, monkeypatch):
     """The view's own read saw the old price, checkout's re-read the new one: still nothing is
     charged, and the page shows the change and the total checkout computed."""
@@ -180,6 +195,7 @@ def test_a_confirmed_total_that_differs_charges_nothing(shop):
     with pytest.raises(PricesChanged) as refused:
         place(cart.id, confirmed_total=1)
     assert refused.value.changes == [] and refused.value.total > 1
+    assert str(refused.value).startswith("Your cart's total has changed. Nothing was charged")
     assert charges() == {} and cart_doc(cart.id)["status"] == "active"
     assert_charged_as_ordered(place(cart.id, confirmed_total=refused.value.total))
 

@@ -171,8 +171,8 @@ class CartExpiry:
         changes only such carts, once each).
         Round trips with no unfinished run: 1 read of the runs, 1 update
         (``date_undated``), 1 insert, 2 ``update_many`` (idle, too old: two
-        writes, not one with an ``$or``, so each uses its index), 1 streamed read of the carts (1,000 per round
-        trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
+        writes, not one with an ``$or``, so each uses its index), 1 streamed
+        read of the carts (1,000 per round trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
         ``bulk_write``, 1 delete; each unfinished run adds 1 ``update_many``
         and 1 read. The cart writes grow with the carts (one each), the
         inventory writes with the SKUs touched.
@@ -261,7 +261,8 @@ class CartExpiry:
         return report, marked
 
     def _mark(self, run):
-        """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one write).
+        """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one
+        write, two with ``born_before``).
 
         Taken: carts in ``TAKEN_STATUSES`` idle since before ``run['threshold']``
         (any age when None and there is no ``born_before``), and active carts

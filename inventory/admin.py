@@ -204,7 +204,7 @@ class CartAdmin(admin.ModelAdmin):
     ordering = ["-last_modified"]
     list_per_page = 100
     actions = ["expire_now"]
-    fields = ["id", "status", "user_id", "last_modified", "age", "lines", "total_price",
+    fields = ["id", "status", "user_id", "created_at", "last_modified", "age", "lines", "total_price",
               "customer_name", "customer_email", "payment_reference"]
     readonly_fields = fields
 

@@ -102,6 +102,9 @@ class Cart(models.Model):
     into its account's cart at log-in, ``inventory.merge``). A complete
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
     ``user_id`` is the shopper's account ("" for a guest's cart).
+    ``created_at`` is when it was started: past ``settings.CART_MAX_AGE`` it
+    expires however often it is touched (``Cart.objects.expire``,
+    ``expire_past_max_age``).
     """
 
     ACTIVE = "active"
@@ -116,6 +119,9 @@ class Cart(models.Model):
     id = models.CharField(primary_key=True, max_length=64, default=new_cart_id, db_column="_id")
     status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=ACTIVE)
     last_modified = models.DateTimeField()
+    # When the cart was started (UTC); carts older than settings.CART_MAX_AGE expire however
+    # recently touched. None on carts from before it was recorded: their last_modified stands in.
+    created_at = models.DateTimeField(null=True, blank=True, editable=False)
     items = EmbeddedModelArrayField(CartLine, default=list, blank=True)
     customer_name = models.CharField(max_length=200, blank=True, default="")
     customer_email = models.EmailField(blank=True, default="")
@@ -132,6 +138,7 @@ class Cart(models.Model):
         db_table = "carts"
         indexes = [
             models.Index(fields=["status", "last_modified"], name="status_last_modified"),
+            models.Index(fields=["status", "created_at"], name="status_created_at"),
             models.Index(fields=["user_id", "status"], name="user_status"),
         ]
 
@@ -161,7 +168,8 @@ class ExpiryRun(models.Model):
 
     ``stamp`` is the moment the run started (its carts' ``last_modified``
     once expired); it expires the live carts idle since before ``threshold``
-    (None: whatever their age) among ``cart_ids`` (None: every cart). Written
+    (None: whatever their age), and the active ones created before ``born_before``
+    (``settings.CART_MAX_AGE``; None: no such limit), among ``cart_ids`` (None: every cart). Written
     only by ``ExpiryRun.objects`` for ``Cart.objects``' expiry; a document
     still here is a run that crashed or is running, which the next
     ``expire_carts`` finishes.
@@ -170,6 +178,8 @@ class ExpiryRun(models.Model):
     id = models.CharField(primary_key=True, max_length=32, db_column="_id")
     stamp = models.DateTimeField()
     threshold = models.DateTimeField(null=True, blank=True)
+    # Also expires the active carts created before this (None: whatever their creation).
+    born_before = models.DateTimeField(null=True, blank=True)
     cart_ids = ArrayField(models.CharField(max_length=64), null=True, blank=True)
 
     objects = ExpiryRunManager()

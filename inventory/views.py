@@ -55,6 +55,9 @@ def add_to_cart(request):
     cart_id = request.session.get(CART_ID)
     if not cart_id:
         cart_id = Cart.objects.create_cart(account_id(request)).id
+    else:
+        # A cart past its maximum age is expired here; the add below then finds it expired.
+        Cart.objects.expire_past_max_age(cart_id)
     try:
         try:
             count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)

@@ -19,8 +19,8 @@ from inventory.exceptions import CartInactive
 from inventory.models import Cart, Inventory
 from core import clock
 
-from . import pricing
-from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentInProgress
+from . import pricing, repricing
+from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentInProgress, PricesChanged
 from .ledger import VOID, new_key
 from .models import Order, PaymentAttempt
 from .payments import PaymentError
@@ -68,15 +68,37 @@ def lock_cart(cart_id, payment_key):
     return cart
 
 
-def _priced_order(cart, card, name, email, address, user_id, session_key):
+def _reread_prices(cart):
+    """The locked ``cart`` (raw) at the catalog's prices of now: ``(cart, changes, weights)``.
+
+    One read for all its SKUs (``Product.objects.prices_and_weights``, an
+    indexed ``$in`` by SKU): ``cart`` with each line's ``details.price``
+    replaced by the current retail price, the ``repricing.PriceChange`` of
+    each line whose price moved since it was added, and ``{sku: grams}``.
+    """
+    facts = Product.objects.prices_and_weights([line["sku"] for line in cart["items"]])
+    items, changes = repricing.reprice(cart["items"], {sku: price for sku, (price, _) in facts.items()})
+    return {**cart, "items": items}, changes, {sku: weight for sku, (_, weight) in facts.items()}
+
+
+def _refuse_unconfirmed(cart_id, key, cart, changes, total):
+    """Charge nothing for prices the shopper has not seen: the cart held for attempt ``key``
+    takes the current prices (``Cart.objects.reprice_held``, one write, only when some
+    changed) and ``PricesChanged`` is raised (``place_order`` then unlocks the cart)."""
+    if changes:
+        Cart.objects.reprice_held(cart_id, key, cart["items"])
+    raise PricesChanged(changes, total)
+
+
+def _priced_order(cart, card, name, email, address, user_id, session_key, weights):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
-    One read (the products' shipping weights); the totals come from the
-    cart's prices (``pricing.totals``), never a form's.
+    ``cart`` as ``_reread_prices`` gives it (current prices), ``weights``
+    ``{sku: grams}``; the totals come from those prices (``pricing.totals``),
+    never a form's. No round trip.
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
-    weights = Product.objects.shipping_weights([line["sku"] for line in lines])
     figures = pricing.totals(lines, weights)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
@@ -89,17 +111,25 @@ def _priced_order(cart, card, name, email, address, user_id, session_key):
     return order, figures.total
 
 
-def place_order(cart_id, provider, card, name, email, address=None, user_id="", session_key=""):
+def place_order(cart_id, provider, card, name, email, address=None, user_id="", session_key="",
+                confirmed_total=None):
     """Check out cart ``cart_id`` and write its order; returns the ``Order`` (status ``paid``).
 
     ``card`` is a ``payments.Card``; ``address`` a dict of ``Address``'s
-    fields (or None); ``user_id`` the shopper's account id ("" for a guest).
+    fields (or None); ``user_id`` the shopper's account id ("" for a guest);
+    ``confirmed_total`` the total in cents the shopper was shown and paid
+    (None: the cart's own prices stand for what was shown).
     The "Inventory Management" use case ``checkout``, with a payment ledger so that no crash keeps money
     without an order (docs/operations.md, "Checkout and payment recovery"):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
        compared with the reservations (2 round trips).
-    2. The order priced (one read) and the attempt recorded in the ledger,
+    2. The lines' prices re-read (one read, ``_reread_prices``). When one
+       differs from its cart line's, or the total from ``confirmed_total``,
+       nothing is charged: the cart takes the new prices and is unlocked,
+       and ``PricesChanged`` says what changed (the shopper confirms by
+       paying again). Otherwise the order is priced from exactly that read
+       and the attempt recorded in the ledger with its total,
        status ``charging`` (``PaymentAttempt.objects.begin``, one write),
        *before* the provider is called.
     3. ``provider.charge(total, card, reference=cart_id, idempotency_key=key)``.
@@ -115,17 +145,24 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
        complete, the reservations released, the attempt completed (5 round
        trips), then ``order_placed``.
 
-    10 round trips whatever the number of lines. Because the cart lock admits
+    A price changed after the read is not seen by this checkout: what it
+    read is what the shopper confirmed, and the ledger's amount, the charge
+    and the order's total are all that one total.
+
+    10 round trips whatever the number of lines (12 when prices changed). Because the cart lock admits
     one checkout, a double submit yields exactly one order and one charge:
     the second gets ``PaymentInProgress`` (its page shows the first's
     order). Raises ``CartInactive`` (inventory.exceptions), ``EmptyCart``,
-    ``CartChanged``, ``AttemptFenced``, ``PaymentInProgress``
+    ``CartChanged``, ``PricesChanged``, ``AttemptFenced``, ``PaymentInProgress``
     (orders.exceptions) and the provider's ``PaymentError``.
     """
     key = new_key()
     cart = lock_cart(cart_id, key)
     try:
-        order, total = _priced_order(cart, card, name, email, address, user_id, session_key)
+        cart, changes, weights = _reread_prices(cart)
+        order, total = _priced_order(cart, card, name, email, address, user_id, session_key, weights)
+        if changes or (confirmed_total is not None and total != confirmed_total):
+            _refuse_unconfirmed(cart_id, key, cart, changes, total)
         PaymentAttempt.objects.begin(key, cart_id, total, order)
     except AttemptFenced:
         raise

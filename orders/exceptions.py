@@ -50,3 +50,19 @@ class PaymentInProgress(InventoryError):
     def __init__(self, cart_id):
         self.cart_id = cart_id
         super().__init__("Your payment is being confirmed.")
+
+
+class PricesChanged(InventoryError):
+    """Checkout found prices that the shopper has not seen: nothing was charged.
+
+    ``changes``: the ``orders.repricing.PriceChange`` of each line whose
+    price moved since it was added (the cart now holds the new prices; empty
+    when only the total the shopper confirmed differs, e.g. a quantity
+    changed in another tab); ``total``: the new total in cents. The checkout
+    page shows them and the shopper confirms by paying again.
+    """
+
+    def __init__(self, changes, total):
+        self.changes, self.total = list(changes), total
+        what = "Prices in your cart have changed" if self.changes else "Your cart's total has changed"
+        super().__init__(f"{what}. Nothing was charged: check the new total and pay again to confirm.")

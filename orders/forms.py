@@ -145,3 +145,18 @@ class CheckoutForm(forms.Form):
         data = self.cleaned_data
         return Card(number=data["card_number"], exp_month=data["expiry"].month,
                     exp_year=data["expiry"].year, cvc=data["cvc"], name=data["name"])
+
+
+class PriceConfirmationForm(forms.Form):
+    """The total (cents) the checkout page showed when the shopper pressed Pay: a hidden field
+    the page renders from its own figures (``orders/_price_check.html``).
+
+    ``confirmed_total()`` is the value once valid, or None (absent or not a
+    whole number of cents: checkout then holds the cart's own prices as shown).
+    """
+
+    confirmed_total = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+
+    def confirmed(self):
+        """The confirmed total in cents, or None."""
+        return self.cleaned_data.get("confirmed_total") if self.is_valid() else None

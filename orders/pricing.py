@@ -1,7 +1,8 @@
 """What an order costs: the lines, shipping by weight band, and tax; all in integer cents.
 
-Computed on the server from the cart's lines (prices as reserved) and the
-products' shipping weights, never taken from a form.
+Computed on the server from the cart's lines at the catalog's prices of now
+(re-read at checkout: ``orders.repricing``) and the products' shipping
+weights, never taken from a form.
 
 * Shipping: the order's weight (sum of ``qty`` x the product's
   ``shipping.weight``, grams) falls in the first band of

@@ -12,15 +12,15 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
+from inventory.models import Cart
 from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from core.money import display
 
-from . import pricing
+from . import repricing
 from .checkout import place_order
-from .exceptions import PaymentInProgress
-from .forms import AddressForm, CheckoutForm
+from .exceptions import PaymentInProgress, PricesChanged
+from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
 from .reconcile import checkout_outcome
@@ -48,7 +48,12 @@ def _already_placed(request, placed):
 def checkout(request):
     """``/checkout/``: the order summary with shipping and tax, the address and payment forms.
 
-    POST places the order (``place_order``) and redirects to its page. A
+    The lines are shown at the catalog's prices of now (``repricing.quote``:
+    a price changed since the add is shown old and new, and the cart takes
+    the new one). POST places the order (``place_order``, with the total the
+    page showed) and redirects to its page; when a price moved since the
+    page was shown, nothing is charged and the page comes back with the old
+    and new prices and the new total, for the shopper to pay again. A
     declined card shows the reason with the cart intact; a cart that
     expired or changed sends the shopper back to the cart with a message; a
     second submit of a cart already ordered goes to that order's page.
@@ -65,22 +70,31 @@ def checkout(request):
             return redirect("orders:checkout_status")
         messages.info(request, "Your cart is empty.")
         return redirect("inventory:cart")
-    lines = [{"sku": line.sku, "qty": line.qty, "price": line.details.price} for line in current.items]
-    figures = pricing.totals(lines, Product.objects.shipping_weights([line["sku"] for line in lines]))
+    shown = repricing.quote(current)
+    changes, figures = shown.changes, shown.totals
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)
-    if request.method == "POST" and form.is_valid() and address_form.is_valid():
+    if request.method == "POST" and changes:
+        messages.warning(request, str(PricesChanged(changes, figures.total)))
+    elif request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(
                 current.id, get_provider(), form.card(), name=form.cleaned_data["name"],
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
+                confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
             )
         except PaymentError as error:
             form.add_error("card_number", str(error))
         except PaymentInProgress:
             return redirect("orders:checkout_status")
+        except PricesChanged as refused:
+            # Changed after this request's own read: show the cart as checkout repriced it.
+            again = repricing.quote(Cart.objects.get_cart(current.id) or current)
+            changes, figures = refused.changes or again.changes, again.totals
+            current = again.cart
+            messages.warning(request, str(refused))
         except CartInactive as error:
             placed = Order.objects.get_by_cart(current.id)
             if placed is not None:
@@ -103,6 +117,7 @@ def checkout(request):
             return redirect(order)
     return render(request, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
+        "price_changes": changes,
     })
 
 

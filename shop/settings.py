@@ -194,6 +194,9 @@ MONGODB_READ_PREFERENCE = env.str("MONGODB_READ_PREFERENCE", default="primary")
 # Inventory, carts and checkout (inventory app).
 INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load_catalog --stock
 CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
+# Seconds from a cart's creation after which it expires however often it is touched
+# (expire_carts; an add, the cart page and checkout treat it as expired).
+CART_MAX_AGE = env.int("CART_MAX_AGE", default=24 * 60 * 60)
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 # Below this many units available a product shows "Only N left".

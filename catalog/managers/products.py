@@ -204,6 +204,24 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "shipping.weight": 1})
         return {d["sku"]: int((d.get("shipping") or {}).get("weight") or 0) for d in cursor}
 
+    def prices_and_weights(self, skus):
+        """``{sku: (retail price in cents, shipping weight in grams)}`` of the products among
+        ``skus``, as they are now: checkout's re-read of its lines' prices (``orders.repricing``).
+        The price is None for a product without a retail price.
+
+        One read from the primary (a write depends on it): ``{sku: {$in: skus}}`` on the unique
+        ``sku`` index, so it costs the same whatever the number of products in the shop. A SKU
+        without a product is absent; a product without a weight weighs 0.
+        """
+        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}},
+                                      {"sku": 1, "pricing.retail": 1, "shipping.weight": 1})
+        facts = {}
+        for d in cursor:
+            retail = (d.get("pricing") or {}).get("retail")
+            facts[d["sku"]] = (None if retail is None else int(retail),
+                               int((d.get("shipping") or {}).get("weight") or 0))
+        return facts
+
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
         pipeline = [{"$unwind": "$categories"}, {"$group": {"_id": "$categories", "n": {"$sum": 1}}}]

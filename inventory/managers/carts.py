@@ -1,6 +1,6 @@
 """``Cart.objects``: the "Inventory Management" use case's ``carts`` collection, and the cart side of each cart change.
 
-``{_id, status, last_modified, items: [{sku, qty, details: {title, price}}],
+``{_id, status, created_at, last_modified, items: [{sku, qty, details: {title, price}}],
 user_id, ...}``. Every change a shopper makes is a pair of conditional
 single-document updates, one on the cart here and one on the SKU's inventory
 document, which this manager asks ``Inventory.objects`` for (reserve, change,
@@ -136,10 +136,10 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         moment = clock.now()
         # The id is the model's default (``inventory.models.new_cart_id``).
         document = {"_id": self.model._meta.pk.get_default(), "status": "active", "last_modified": moment, "items": [],
-                    "user_id": str(user_id or "")}
+                    "user_id": str(user_id or ""), "created_at": moment}
         self.collection.insert_one(document)
         return self.model(id=document["_id"], status="active", last_modified=moment, items=[],
-                          user_id=document["user_id"])
+                          user_id=document["user_id"], created_at=moment)
 
     @staticmethod
     def _units(document):
@@ -323,6 +323,19 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
             {"$set": {"status": "pending", "payment_key": payment_key, "last_modified": clock.now()}},
             return_document=ReturnDocument.AFTER,
         )
+
+    def reprice_held(self, cart_id, payment_key, items):
+        """Set the lines of cart ``cart_id``, held by checkout for the attempt ``payment_key``, to
+        ``items`` (the same lines at the catalog's current prices): True when written.
+
+        One ``update_one`` by ``_id``, conditional on the cart being pending
+        for that attempt (no one else may change its lines meanwhile); not a
+        findAndModify, which scans the whole collection on SecantusDB 0.7.0b3.
+        """
+        return bool(self.collection.update_one(
+            {"_id": cart_id, "status": "pending", "payment_key": payment_key},
+            {"$set": {"items": items}},
+        ).matched_count)
 
     def unlock_checkout(self, cart_id, payment_key):
         """pending -> active again (payment declined or never taken, cart changed): one conditional

@@ -75,6 +75,12 @@ def return_entry(cart_id, sku, qty, timestamp=None):
             {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}})
 
 
+def started(document):
+    """When the cart ``document`` (raw) was started, aware UTC: its ``created_at``, or for a cart
+    from before creation times were recorded, its ``last_modified`` (the latest moment known)."""
+    return clock.aware(document.get("created_at") or document.get("last_modified"))
+
+
 def _carts():
     """``Cart.objects``, from the app registry (``inventory.models`` imports the managers)."""
     return apps.get_model("inventory", "Cart").objects
@@ -88,6 +94,18 @@ def _stock():
 def _runs():
     """``ExpiryRun.objects``, from the app registry (``inventory.models`` imports the managers)."""
     return apps.get_model("inventory", "ExpiryRun").objects
+
+
+def past_max_age_filter(born_before, extra=None):
+    """The carts filter of the active carts created before ``born_before`` (aware UTC), and
+    ``extra`` (more conditions, e.g. ``{_id: {$in: ids}}``).
+
+    An equality on ``status`` (not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}``
+    as a collection scan, MongoDB as index bounds) and a range on ``created_at``: both
+    fields of the ``status_created_at`` index, on either server. Carts without
+    ``created_at`` do not match (``date_undated`` dates them first).
+    """
+    return {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
 
 
 class CartExpiry:
@@ -137,17 +155,24 @@ class CartExpiry:
             return 0
         return self._expire_run(threshold, cart_ids=list(stale))[0]["expired"]
 
-    def expire(self, timeout, progress=None):
-        """The "Inventory Management" use case ``expire_carts``: expire carts unchanged for ``timeout`` seconds, return their stock.
+    def expire(self, timeout, progress=None, max_age=None):
+        """The "Inventory Management" use case ``expire_carts``: expire carts unchanged for ``timeout`` seconds, and active
+        carts started more than ``max_age`` seconds ago (default ``settings.CART_MAX_AGE``)
+        however recently touched; return their stock.
 
         A run as described in the class docstring, over the active carts
-        idle since before now - ``timeout`` (never a pending one: a checkout
+        idle since before now - ``timeout`` or created before now -
+        ``max_age`` (never a pending one: a checkout
         that crashed after its lock is ``reconcile_payments``' to settle),
         which first reads the unfinished runs (``ExpiryRun.objects.unfinished``)
-        and, after marking its own carts, finishes them too.
-        Round trips with no unfinished run: 1 read of the runs, 1 insert,
-        1 ``update_many``, 1 streamed read of the carts (1,000 per round
-        trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
+        and, after marking its own carts, finishes them too. Carts from
+        before creation times were recorded first get their ``last_modified``
+        as ``created_at`` (``date_undated``: one ``update_many``, which
+        changes only such carts, once each).
+        Round trips with no unfinished run: 1 read of the runs, 1 update
+        (``date_undated``), 1 insert, 2 ``update_many`` (idle, too old: two
+        writes, not one with an ``$or``, so each uses its index), 1 streamed
+        read of the carts (1,000 per round trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
         ``bulk_write``, 1 delete; each unfinished run adds 1 ``update_many``
         and 1 read. The cart writes grow with the carts (one each), the
         inventory writes with the SKUs touched.
@@ -160,8 +185,50 @@ class CartExpiry:
         returned by ``cleanup_inventory``. ``progress(n)``, when given, is
         called as carts are done (``n`` carts each time).
         """
-        threshold = clock.now() - datetime.timedelta(seconds=timeout)
-        return self._expire_run(threshold, adopt=True, progress=progress)[0]
+        max_age = settings.CART_MAX_AGE if max_age is None else max_age
+        moment = clock.now()
+        threshold = moment - datetime.timedelta(seconds=timeout)
+        born_before = moment - datetime.timedelta(seconds=max_age)
+        self.date_undated()
+        return self._expire_run(threshold, born_before=born_before, adopt=True, progress=progress)[0]
+
+    def date_undated(self):
+        """Give the active carts that have no ``created_at`` (started before it was recorded)
+        their ``last_modified`` as ``created_at``, so the maximum age counts from then; how many.
+
+        One ``update_many`` with an aggregation-pipeline update (MongoDB 4.2+);
+        ``created_at: None`` matches a missing field on MongoDB and SecantusDB
+        alike, and is an equality on the ``status_created_at`` index.
+        """
+        return self.collection.update_many(
+            {"status": "active", "created_at": None}, [{"$set": {"created_at": "$last_modified"}}]
+        ).modified_count
+
+    def expire_past_max_age(self, cart_id, cart=None, max_age=None):
+        """Expire the active cart ``cart_id`` if it was started more than ``max_age`` seconds ago
+        (default ``settings.CART_MAX_AGE``), returning its stock; True when this call expired it.
+
+        ``cart``: the cart as just read (a ``Cart`` or a raw document), to
+        spare the read. A cart without ``created_at`` counts from its
+        ``last_modified`` (``started``). Not past its age: 1 read (none with
+        ``cart``); past it: a run limited to that cart (at most 6 round trips),
+        which takes it only while it is active and still too old.
+        """
+        if not isinstance(cart_id, str) or not cart_id:
+            return False
+        max_age = settings.CART_MAX_AGE if max_age is None else max_age
+        if cart is None:
+            cart = self.collection.find_one({"_id": cart_id, "status": "active"},
+                                            {"created_at": 1, "last_modified": 1})
+        elif not isinstance(cart, dict):
+            cart = {"status": cart.status, "created_at": cart.created_at, "last_modified": cart.last_modified}
+        if cart is None or cart.get("status", "active") != "active":
+            return False
+        oldest = clock.now() - datetime.timedelta(seconds=max_age)
+        if started(cart) >= oldest:
+            return False
+        # Idle since before ``oldest`` (a cart without created_at), or created before it.
+        return bool(self._expire_run(oldest, cart_ids=[cart_id], born_before=oldest)[1])
 
     def expire_cart(self, cart_id):
         """Expire the cart ``cart_id`` now (for staff), returning its stock. True when this call
@@ -169,16 +236,19 @@ class CartExpiry:
         may be taken. A run limited to that cart (at most 6 round trips)."""
         return bool(self._expire_run(None, cart_ids=[cart_id])[1])
 
-    def _expire_run(self, threshold, *, cart_ids=None, adopt=False, progress=None):
+    def _expire_run(self, threshold, *, cart_ids=None, born_before=None, adopt=False, progress=None):
         """One run (see the class docstring) over the carts idle since before ``threshold``
-        (an aware datetime, or None: any age) among ``cart_ids`` (None: every cart).
+        (an aware datetime, or None: any age, unless ``born_before`` is given), and the
+        active carts created before ``born_before`` (an aware datetime, or None), among
+        ``cart_ids`` (None: every cart).
 
         ``adopt``: also finish the runs left unfinished (``expire`` only).
         Returns ``({'expired': n, 'returned': n}, marked)`` (``marked``: the
         carts this run's own write expired).
         """
         crashed = _runs().unfinished() if adopt else []
-        run = {"_id": secrets.token_hex(8), "stamp": clock.now(), "threshold": threshold, "cart_ids": cart_ids}
+        run = {"_id": secrets.token_hex(8), "stamp": clock.now(), "threshold": threshold, "cart_ids": cart_ids,
+               "born_before": born_before}
         _runs().start(run)
         marked = self._mark(run)
         # Our own write has expired every live cart older than our threshold, so a crashed run
@@ -191,21 +261,29 @@ class CartExpiry:
         return report, marked
 
     def _mark(self, run):
-        """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one write).
+        """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one
+        write, two with ``born_before``).
 
         Taken: carts in ``TAKEN_STATUSES`` idle since before ``run['threshold']``
-        (any age when None), among ``run['cart_ids']`` when set. A cart becomes
-        ``expired`` in its one write; the status and ``last_modified`` it gets
+        (any age when None and there is no ``born_before``), and active carts
+        created before ``run['born_before']`` (when set: a second write),
+        among ``run['cart_ids']`` when set. A cart becomes
+        ``expired`` in its one write (the second write no longer matches what
+        the first expired); the status and ``last_modified`` it gets
         are what ``_finish_expiring`` reads it back by.
         """
-        query = {"status": {"$in": list(TAKEN_STATUSES)}}
-        if run.get("threshold") is not None:
-            query["last_modified"] = {"$lt": run["threshold"]}
-        if run.get("cart_ids") is not None:
-            query["_id"] = {"$in": list(run["cart_ids"])}
-        return self.collection.update_many(
-            query, {"$set": {"status": "expired", "expiry_run": run["_id"], "last_modified": run["stamp"]}}
-        ).modified_count
+        born_before = run.get("born_before")
+        ids = {} if run.get("cart_ids") is None else {"_id": {"$in": list(run["cart_ids"])}}
+        update = {"$set": {"status": "expired", "expiry_run": run["_id"], "last_modified": run["stamp"]}}
+        marked = 0
+        if run.get("threshold") is not None or born_before is None:
+            query = {"status": {"$in": list(TAKEN_STATUSES)}, **ids}
+            if run.get("threshold") is not None:
+                query["last_modified"] = {"$lt": run["threshold"]}
+            marked += self.collection.update_many(query, update).modified_count
+        if born_before is not None:
+            marked += self.collection.update_many(past_max_age_filter(born_before, ids), update).modified_count
+        return marked
 
     def _carts_of(self, runs):
         """Stream the ``{_id, items.sku}`` of the carts the ``runs`` (documents) expired: one read each."""

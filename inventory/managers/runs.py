@@ -1,6 +1,6 @@
 """``ExpiryRun.objects``: the expiry runs not finished yet (``expiry_runs``), one small document each.
 
-``{_id: run id, stamp, threshold, cart_ids}``. A run (``Cart.objects``'
+``{_id: run id, stamp, threshold, born_before, cart_ids}``. A run (``Cart.objects``'
 ``expire``, ``reclaim_abandoned``, ``expire_cart``: ``recovery.CartExpiry``)
 records itself here *before* it writes any cart, makes its carts
 ``expired`` in one write each (tagged with its id, ``last_modified`` =
@@ -27,7 +27,7 @@ class ExpiryRunManager(MongoCollectionMixin, models.Manager):
         return list(self.collection.find({}).sort("stamp", 1))
 
     def start(self, run):
-        """Record the run ``run`` (the dict ``{_id, stamp, threshold, cart_ids}``) as started (one write)."""
+        """Record the run ``run`` (the dict ``{_id, stamp, threshold, born_before, cart_ids}``) as started (one write)."""
         self.collection.insert_one(run)
 
     def finish(self, run_ids):

@@ -7,7 +7,7 @@ the orders, which the inventory does not import: ``manage.py check_inventory``
 ``Order.objects.sold_by_sku``.
 """
 
-from .managers.recovery import BATCH_SIZE, IDS_PER_READ, batched
+from .managers.rules import BATCH_SIZE, IDS_PER_READ, batched
 from .models import Cart, Inventory
 
 
@@ -63,7 +63,7 @@ def check_invariant(sold_by_sku, attempts=3, progress=None):
     in a row. The first pass streams every SKU's stock ``BATCH_SIZE``
     documents at a time (bounded memory): ``sold_by_sku()``, then per batch
     one round trip of the stock and one of the carts' statuses per
-    ``IDS_PER_READ`` carts holding reservations (``managers.recovery``: small
+    ``IDS_PER_READ`` carts holding reservations (``managers.rules``: small
     ``$in`` lists, which the local server matches in n * n);
     ``progress(n)``, when given, is called
     after each batch of that pass. Returns ``[(sku, reason), ...]`` sorted by

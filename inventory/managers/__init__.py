@@ -1,6 +1,8 @@
 """The managers of the inventory app, one module per collection: ``Inventory.objects``
 (``stock.py``), ``Cart.objects`` (``carts.py``) and ``ExpiryRun.objects`` (``runs.py``);
-``recovery.py`` holds the expiry and cleanup."""
+``expiry.py`` and ``cleanup.py`` hold the expiry of carts and the clean-up of
+reservations (mixins of ``Cart.objects`` and ``Inventory.objects``), ``rules.py`` what
+they share."""
 
 from .carts import CartManager
 from .runs import ExpiryRunManager

@@ -24,7 +24,7 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
-from .recovery import CartExpiry
+from .expiry import CartExpiry
 
 
 def _stock():
@@ -35,7 +35,7 @@ def _stock():
 class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
     """The "Inventory Management" use case's cart operations on the ``carts`` collection (see the module docstring).
 
-    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``recovery.CartExpiry``.
+    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``expiry.CartExpiry``.
     """
 
     # -- reads ---------------------------------------------------------

@@ -21,13 +21,13 @@ SecantusDB server ``entries x carts`` comparisons in Python per document
 A SKU whose write lost a race (a shopper changed its reservations between
 the read and the write) is read and written again, up to ``ATTEMPTS``
 rounds; what is still left then (a very hot SKU) goes back entry by entry,
-each write conditional on its own entry (``recovery.return_entry``), so no
+each write conditional on its own entry (``rules.return_entry``), so no
 unit is ever returned twice or lost, whatever runs beside it.
 """
 
 from pymongo import UpdateOne
 
-from .recovery import batched, return_entry
+from .rules import batched, return_entry
 
 #: Inventory documents read and rewritten per round trip (each up to ~50 KB with 670 reservations).
 SKUS_PER_BATCH = 100

@@ -1,7 +1,7 @@
 """``ExpiryRun.objects``: the expiry runs not finished yet (``expiry_runs``), one small document each.
 
 ``{_id: run id, stamp, threshold, born_before, cart_ids}``. A run (``Cart.objects``'
-``expire``, ``reclaim_abandoned``, ``expire_cart``: ``recovery.CartExpiry``)
+``expire``, ``reclaim_abandoned``, ``expire_cart``: ``expiry.CartExpiry``)
 records itself here *before* it writes any cart, makes its carts
 ``expired`` in one write each (tagged with its id, ``last_modified`` =
 its ``stamp``), returns their reservations, and only then deletes its

@@ -15,7 +15,7 @@ Bugs of the source fixed (docs/operations.md): checkout pulls
 ``carted.$.timestamp``. Conditions on two fields of one ``carted`` entry use
 ``$elemMatch`` (the source's ``{'carted.cart_id': c, 'carted.qty': q}`` can
 match two different entries). ``cleanup`` (``cleanup_inventory``) is in
-``recovery.py``, the expiry's returns grouped by SKU in ``returns.py``.
+``cleanup.py``, the expiry's returns grouped by SKU in ``returns.py``.
 """
 
 from django.db import models
@@ -27,14 +27,15 @@ from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
 
 from ..exceptions import StockError
-from .recovery import ReservationCleanup, return_entry
+from .cleanup import ReservationCleanup
+from .rules import return_entry
 from .returns import ReservationReturns
 
 
 class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
     """Stock of each SKU: the "Inventory Management" use case's ``inventory`` collection (see the module docstring).
 
-    ``cleanup`` (``cleanup_inventory``) comes from ``recovery.ReservationCleanup``, the expiry's
+    ``cleanup`` (``cleanup_inventory``) comes from ``cleanup.ReservationCleanup``, the expiry's
     ``return_reservations`` from ``returns.ReservationReturns``.
     """
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from inventory.managers.recovery import past_max_age_filter
+from inventory.managers.expiry import past_max_age_filter
 from inventory.models import Cart, Inventory
 from core import clock
 

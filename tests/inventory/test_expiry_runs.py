@@ -9,7 +9,7 @@ dying); races are forced with hooks and with threads.
 
 import pytest
 
-from inventory.managers import recovery
+from inventory.managers import expiry
 from inventory.models import Cart, ExpiryRun, Inventory
 from core.mongo.counter import count_operations
 
@@ -199,7 +199,7 @@ def test_concurrent_runs_and_shoppers_in_threads_keep_every_unit():
 
 
 def test_expiry_streams_the_carts_of_a_large_run_in_chunks(monkeypatch):
-    monkeypatch.setattr(recovery, "EXPIRY_CHUNK", 4)
+    monkeypatch.setattr(expiry, "EXPIRY_CHUNK", 4)
     for sku in SKUS:
         stock(sku, 20)
     fill(10)

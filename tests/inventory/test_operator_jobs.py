@@ -43,9 +43,9 @@ def test_check_inventory_still_names_a_sku_sold_without_a_stock_document(monkeyp
 
 
 def test_cleanup_settles_every_batch_with_a_bounded_number_of_round_trips(monkeypatch):
-    from inventory.managers import recovery
+    from inventory.managers import rules
 
-    monkeypatch.setattr(recovery, "BATCH_SIZE", 4)
+    monkeypatch.setattr(rules, "BATCH_SIZE", 4)
     stock("A", 50)
     stock("B", 50)
     carts = []
@@ -68,9 +68,9 @@ def test_cleanup_settles_every_batch_with_a_bounded_number_of_round_trips(monkey
 
 def test_check_and_cleanup_read_the_carts_a_few_ids_at_a_time(monkeypatch):
     """The local server matches ``$in`` in n * n: carts are read ``IDS_PER_READ`` ids at a time."""
-    from inventory.managers import recovery
+    from inventory.managers import rules
 
-    monkeypatch.setattr(recovery, "IDS_PER_READ", 3)
+    monkeypatch.setattr(rules, "IDS_PER_READ", 3)
     monkeypatch.setattr(invariant, "IDS_PER_READ", 3)
     stock("A", 50)
     for _ in range(7):

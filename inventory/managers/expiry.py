@@ -1,84 +1,29 @@
-"""Stock back on the shelf: the "Inventory Management" use case's "Returning Inventory from Timed-Out Carts" and "Error Handling".
+"""Carts that expire: the "Inventory Management" use case's "Returning Inventory from Timed-Out Carts".
 
-Two mixins of the inventory's managers, kept together because they share
-their rules (which carts are live, batches):
-
-* ``CartExpiry`` (``Cart.objects``): ``expire`` (``expire_carts``),
-  ``expire_cart`` (staff) and ``reclaim_abandoned`` (an add short of stock
-  first expires the idle carts holding that SKU). The carts are expired
-  here; their reservations go back through ``Inventory.objects.return_reservations``.
-* ``ReservationCleanup`` (``Inventory.objects``): ``cleanup``
-  (``cleanup_inventory``), which settles the reservations a crash between
-  a cart write and its inventory write left behind. Bugs of the source fixed
-  (docs/operations.md): cleanup keeps the carted entry apart from the cart.
-  It never returns the reservation of a *complete* cart to stock: those
-  units are sold, and the entry is only dropped.
-
-Each writes only its own manager's collection and reads the other through
-its manager.
+``CartExpiry`` is mixed into ``CartManager`` (``Cart.objects``): ``expire``
+(``expire_carts``), ``expire_cart`` (staff), ``expire_past_max_age`` (a cart
+started more than ``CART_MAX_AGE`` ago) and ``reclaim_abandoned`` (an add short of
+stock first expires the idle carts holding that SKU). The carts are expired here;
+their reservations go back through ``Inventory.objects.return_reservations``.
+Which carts are live and the batch sizes are ``rules``'.
 """
 
 import datetime
 import secrets
-from itertools import islice
 
 from django.apps import apps
 from django.conf import settings
-from pymongo import UpdateOne
 
 from core import clock
 
-# Carts whose reservations must stay: the shopper is shopping or paying.
-LIVE_STATUSES = ("active", "pending")
-# Carts that expiry may take: active ones only. A pending cart's payment may
-# have been taken; only reconcile_payments (orders.reconcile) settles it,
-# finishing its order or refunding and unlocking it.
-EXPIRABLE_STATUSES = ("active",)
-# What an expiry run's write takes: the expirable carts, and the carts an earlier version's run
-# left ``expiring`` when it crashed (that version marked carts ``expiring``, then ``expired``).
-TAKEN_STATUSES = (*EXPIRABLE_STATUSES, "expiring")
-# Documents per bulk write or cursor batch in the passes over many carts or reservations.
-BATCH_SIZE = 1000
-# Cart ids per ``{_id: {$in: ids}}`` read of carts (cleanup, check_inventory). The local SecantusDB
-# server matches ``$in`` by comparing each document it finds with every listed value in Python: a
-# read of n ids costs n * n comparisons (about 0.45 s for 1,000 ids; MongoDB looks each id up).
-# 100 ids per read cost a tenth of that there, and only more round trips on MongoDB.
-IDS_PER_READ = 100
+from . import rules
+from .rules import TAKEN_STATUSES, started
+
 # Carts grouped by SKU per pass of an expiry: each inventory document is rewritten once per chunk.
 # Only their ids are kept (about 20 MB for 100,000 carts of 1 to 3 lines); a run of up to this
 # many carts rewrites each SKU's document once (measured: 100,000 carts over 300 SKUs, 4.9 s of
 # inventory writes in one chunk, 9.6 s in two of 50,000).
 EXPIRY_CHUNK = 100_000
-
-
-def batched(iterable, size):
-    """Lists of at most ``size`` items from ``iterable``."""
-    iterator = iter(iterable)
-    while batch := list(islice(iterator, size)):
-        yield batch
-
-
-def return_entry(cart_id, sku, qty, timestamp=None):
-    """The filter and update (a pair) that give back cart ``cart_id``'s reservation of ``sku``
-    to ``qty``, matching only while that reservation holds ``qty`` units.
-
-    ``timestamp`` (the entry's, as read) narrows the match to that very entry:
-    ``cleanup`` decides from reads made before its write, and in between the
-    shopper may have released the entry and reserved the same quantity again
-    (a new entry, a new timestamp) and checked out; returning that one would
-    sell its units and put them back on the shelf too.
-    """
-    entry = {"cart_id": cart_id, "qty": qty}
-    if timestamp is not None:
-        entry["timestamp"] = timestamp
-    return ({"_id": sku, "carted": {"$elemMatch": entry}},
-            {"$inc": {"qty": qty}, "$pull": {"carted": {"cart_id": cart_id}}})
-
-
-def started(document):
-    """When the cart ``document`` (raw) was started, aware UTC: its ``created_at``, or for a cart
-    from before creation times were recorded, its ``last_modified`` (the latest moment known)."""
-    return clock.aware(document.get("created_at") or document.get("last_modified"))
 
 
 def _carts():
@@ -290,7 +235,7 @@ class CartExpiry:
         for run in runs:
             yield from self.collection.find(
                 {"status": "expired", "last_modified": run["stamp"], "expiry_run": run["_id"]},
-                {"items.sku": 1}, batch_size=BATCH_SIZE,
+                {"items.sku": 1}, batch_size=rules.BATCH_SIZE,
             )
 
     def _finish_expiring(self, runs, *, progress=None):
@@ -323,71 +268,3 @@ class CartExpiry:
                 progress(carts)
         _runs().finish([run["_id"] for run in runs])
         return {"expired": expired, "returned": returned}
-
-
-class ReservationCleanup:
-    """The "Inventory Management" use case's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
-
-    def _stale_entries(self, threshold):
-        """``(sku, entry)`` for every reservation made before ``threshold``, streamed (one read)."""
-        cursor = self.collection.find({"carted.timestamp": {"$lt": threshold}}, {"carted": 1},
-                                      batch_size=100)
-        for document in cursor:
-            for entry in document.get("carted", []):
-                if clock.aware(entry["timestamp"]) < threshold:
-                    yield document["_id"], entry
-
-    def cleanup(self, timeout, progress=None):
-        """The "Inventory Management" use case ``cleanup_inventory``: settle reservations older than ``timeout`` seconds.
-
-        Reads the stale reservations (``carted.timestamp`` below the
-        threshold) and the status and SKUs of their carts, then with one
-        ``bulk_write`` per kind and batch: refreshes the timestamp of those
-        whose cart is active or pending and still has a line for the SKU
-        (first pass); drops those of complete carts without returning them
-        (the units are sold: checkout crashed before its pull); returns the
-        others (cart expired, expiring or gone, or a live cart without the
-        line: a removal that crashed or is in flight) to ``qty``, each with
-        a write conditional on that very entry (its quantity and timestamp as
-        read), so a concurrent ``expire_carts`` or a second run cannot return
-        it twice, nor this run a reservation the shopper made again since.
-        One streamed pass over the inventory documents holding stale
-        reservations, settled ``BATCH_SIZE`` reservations at a time (bounded
-        memory: 1 read of their carts per ``IDS_PER_READ`` carts, at most 3
-        bulk writes); ``progress(n)``,
-        when given, is called after each batch with its number of reservations.
-        Returns ``{'refreshed': n, 'sold': n, 'returned': n}`` (reservations).
-        """
-        threshold = clock.now() - datetime.timedelta(seconds=timeout)
-        moment = clock.now()
-        report = {"refreshed": 0, "sold": 0, "returned": 0}
-        for batch in batched(self._stale_entries(threshold), BATCH_SIZE):
-            carts = {}
-            for ids in batched({entry["cart_id"] for _, entry in batch}, IDS_PER_READ):
-                carts.update(_carts().statuses_and_skus(ids))
-            writes = {"refreshed": [], "sold": [], "returned": []}
-            for sku, entry in batch:
-                cart_id = entry["cart_id"]
-                status, skus = carts.get(cart_id, (None, ()))
-                if status in LIVE_STATUSES and sku in skus:
-                    writes["refreshed"].append(UpdateOne(
-                        {"_id": sku, "carted.cart_id": cart_id},
-                        {"$set": {"carted.$.timestamp": moment}},
-                    ))
-                elif status == "complete":
-                    writes["sold"].append(UpdateOne(
-                        {"_id": sku, "carted.cart_id": cart_id},
-                        {"$pull": {"carted": {"cart_id": cart_id}}},
-                    ))
-                else:
-                    # The entry as read, timestamp included (``return_entry``): the cart may be
-                    # live without the line because its removal is in flight, and the shopper
-                    # may add the SKU again before this write.
-                    writes["returned"].append(UpdateOne(*return_entry(cart_id, sku, entry["qty"], entry["timestamp"])))
-            # One bulk per kind, so that each kind's count is that bulk's own.
-            for kind, kind_writes in writes.items():
-                if kind_writes:
-                    report[kind] += self.collection.bulk_write(kind_writes, ordered=False).modified_count
-            if progress is not None:
-                progress(len(batch))
-        return report

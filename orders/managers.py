@@ -83,9 +83,12 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         """Insert a placed order (one write). ``document``: the raw shape of ``Order`` (models.py).
 
         Returns the ``Order``. The unique ``cart_id`` index refuses a second
-        order for one cart (``pymongo.errors.DuplicateKeyError``).
+        order for one cart (``pymongo.errors.DuplicateKeyError``). After a
+        dropped connection the insert counts as done when the order's ``_id``
+        (one per payment attempt) is there.
         """
-        self.collection.insert_one(document)
+        write_once(lambda: self.collection.insert_one(document),
+                   lambda: self.collection.find_one({"_id": document["_id"]}, {"_id": 1}) is not None)
         return self.from_document(_as_read(document))
 
     # -- reads -----------------------------------------------------------------
@@ -165,8 +168,10 @@ class OrderManager(MongoCollectionMixin, models.Manager):
 
     def mark_restocked(self, number):
         """Record that a cancelled order's units are back in stock (one conditional write); True if done."""
-        result = self.collection.update_one(
-            {"number": number, "status": {"$in": ["cancelled", "refunded"]}, "restocked": {"$ne": True}},
-            {"$set": {"restocked": True}},
-        )
-        return bool(result.modified_count)
+        # A dropped connection: done when the order is marked (by this write; a retry finds it so).
+        return bool(write_once(
+            lambda: self.collection.update_one(
+                {"number": number, "status": {"$in": ["cancelled", "refunded"]}, "restocked": {"$ne": True}},
+                {"$set": {"restocked": True}},
+            ).modified_count,
+            lambda: self.collection.find_one({"number": number, "restocked": True}, {"_id": 1}) is not None))

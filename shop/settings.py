@@ -194,6 +194,9 @@ MONGODB_READ_PREFERENCE = env.str("MONGODB_READ_PREFERENCE", default="primary")
 INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load_catalog --stock
 CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
+# Seconds a finished cart (complete, expired, merged) is kept before purge_carts deletes it
+# (its order keeps what it held); purge_carts clears the expired sessions in the same run.
+CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 # Below this many units available a product shows "Only N left" (issue 12).
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)

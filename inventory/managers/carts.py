@@ -32,6 +32,7 @@ from shop.mongo.writes import carries, write_once
 
 from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
 from .recovery import CartExpiry
+from .retention import CartRetention
 
 
 def _stock():
@@ -39,10 +40,11 @@ def _stock():
     return apps.get_model("inventory", "Inventory").objects
 
 
-class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
+class CartManager(CartExpiry, CartRetention, MongoCollectionMixin, models.Manager):
     """Seed 003's cart operations on the ``carts`` collection (see the module docstring).
 
-    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``recovery.CartExpiry``.
+    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``recovery.CartExpiry``,
+    retention (``purge``) from ``retention.CartRetention``.
     """
 
     # -- reads ---------------------------------------------------------

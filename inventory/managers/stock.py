@@ -74,6 +74,14 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         )
         return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
 
+    def carts_holding(self, cart_ids):
+        """The set of the carts among ``cart_ids`` that hold a reservation of any SKU (one read,
+        through ``carted.cart_id``; keep ``cart_ids`` to about 100: the local server compares
+        each document with every id of an ``$in``)."""
+        ids = set(cart_ids)
+        cursor = self.collection.find({"carted.cart_id": {"$in": list(ids)}}, {"carted.cart_id": 1})
+        return {entry["cart_id"] for document in cursor for entry in document.get("carted", [])} & ids
+
     def stock_levels(self, skus=None, batch_size=1000):
         """The raw documents ``{_id: sku, qty, stocked, carted}`` of the SKUs ``skus`` (None: every
         SKU), streamed (one read, a round trip per ``batch_size`` documents).

@@ -137,7 +137,7 @@ MIGRATION_MODULES = {
 # django_session collection, so that sign-out ends a session everywhere (a copied cookie
 # opens nothing) and a late answer of another tab cannot bring an ended guest session
 # back (shop/sessions.py). A request with a session cookie costs one read by key.
-# `manage.py clearsessions` (cron, daily) deletes the expired ones.
+# `manage.py purge_carts` (cron, daily, with the finished carts; or `clearsessions`) deletes the expired ones.
 SESSION_ENGINE = "shop.sessions"
 # An ended session (sign-out, or the old key at sign-in) stays marked as ended this many
 # seconds, so that requests sent before it ended are answered as a guest's and set no cookie.

@@ -19,7 +19,7 @@ from django.db import connections
 from pymongo.errors import AutoReconnect
 
 from inventory.managers import CartManager, InventoryManager
-from inventory.models import Cart, Inventory
+from inventory.models import Cart
 from orders import fulfilment
 from orders.checkout import place_order
 from orders.ledger import COMPLETED, PaymentAttemptManager

@@ -12,11 +12,11 @@ import datetime
 from bson import ObjectId
 
 from django.db import models
-from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
+from core.mongo.writes import carries, write_once
 
 from .exceptions import AttemptFenced
 
@@ -47,12 +47,16 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         took too long: nothing may be charged now).
         """
         moment = clock.now()
+        document = {
+            "_id": key, "cart_id": cart_id, "amount": amount, "status": CHARGING, "charge_id": "",
+            "order_number": "", "created_at": moment, "updated_at": moment, "recovered": False,
+            "note": "", "order": order,
+        }
+        # A dropped connection: the insert is ours when the key holds this very attempt.
+        mine = {"cart_id": cart_id, "status": CHARGING, "created_at": moment}
         try:
-            self.collection.insert_one({
-                "_id": key, "cart_id": cart_id, "amount": amount, "status": CHARGING, "charge_id": "",
-                "order_number": "", "created_at": moment, "updated_at": moment, "recovered": False,
-                "note": "", "order": order,
-            })
+            write_once(lambda: self.collection.insert_one(document),
+                       lambda: carries(self.get_raw(key), mine))
         except DuplicateKeyError:
             raise AttemptFenced() from None
 
@@ -61,12 +65,19 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         return self.collection.find_one({"_id": key})
 
     def _move(self, key, before, fields):
-        """Set ``fields`` on attempt ``key`` if its status is in ``before``; the document after, or None."""
-        return self.collection.find_one_and_update(
-            {"_id": key, "status": {"$in": list(before)}},
-            {"$set": {**fields, "updated_at": clock.now()}},
-            return_document=ReturnDocument.AFTER,
-        )
+        """Set ``fields`` on attempt ``key`` if its status is in ``before``; the document after, or None.
+
+        A conditional ``update_one`` by ``_id`` and a read of the document (2 round trips), not a
+        ``find_one_and_update``: SecantusDB reads the whole collection on every findAndModify
+        (docs/local-server.md). After a dropped connection the write counts as done when the
+        attempt carries this very change (its ``updated_at`` included), else it is tried again.
+        """
+        fields = {**fields, "updated_at": clock.now()}
+        moved = write_once(
+            lambda: self.collection.update_one({"_id": key, "status": {"$in": list(before)}},
+                                               {"$set": fields}).matched_count,
+            lambda: carries(self.get_raw(key), fields))
+        return self.get_raw(key) if moved else None
 
     def mark_charged(self, key, charge_id):
         """charging -> charged with the provider's ``charge_id`` (one write); False when recovery took it over."""
@@ -99,12 +110,14 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         ``begin`` fails, so it never charges).
         """
         moment = clock.now()
+        document = {
+            "_id": key, "cart_id": cart_id, "amount": 0, "status": VOID, "charge_id": "",
+            "order_number": "", "created_at": moment, "updated_at": moment, "recovered": True,
+            "note": note, "order": None,
+        }
         try:
-            self.collection.insert_one({
-                "_id": key, "cart_id": cart_id, "amount": 0, "status": VOID, "charge_id": "",
-                "order_number": "", "created_at": moment, "updated_at": moment, "recovered": True,
-                "note": note, "order": None,
-            })
+            write_once(lambda: self.collection.insert_one(document),
+                       lambda: carries(self.get_raw(key), {"status": VOID, "created_at": moment}))
             return True
         except DuplicateKeyError:
             return self._move(key, [CHARGING], {"status": VOID, "recovered": True, "note": note}) is not None
@@ -118,12 +131,16 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         died loses its lease after ``seconds``.
         """
         moment = clock.now()
-        return self.collection.find_one_and_update(
-            {"_id": key, "status": {"$in": UNFINISHED},
-             "lease_until": {"$not": {"$gt": moment}}},
-            {"$set": {"lease_until": moment + datetime.timedelta(seconds=seconds)}},
-            return_document=ReturnDocument.AFTER,
-        )
+        # update_one by _id and a read, not find_one_and_update (see ``_move``); after a dropped
+        # connection the lease is ours when it holds this very expiry.
+        lease = {"lease_until": moment + datetime.timedelta(seconds=seconds)}
+        taken = write_once(
+            lambda: self.collection.update_one(
+                {"_id": key, "status": {"$in": UNFINISHED},
+                 "lease_until": {"$not": {"$gt": moment}}},
+                {"$set": lease}).matched_count,
+            lambda: carries(self.get_raw(key), lease))
+        return self.get_raw(key) if taken else None
 
     def release_claim(self, key):
         """Drop the lease of attempt ``key`` (one write)."""

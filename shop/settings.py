@@ -138,7 +138,7 @@ MIGRATION_MODULES = {
 # django_session collection, so that sign-out ends a session everywhere (a copied cookie
 # opens nothing) and a late answer of another tab cannot bring an ended guest session
 # back (core/sessions.py). A request with a session cookie costs one read by key.
-# `manage.py clearsessions` (cron, daily) deletes the expired ones.
+# `manage.py purge_carts` (cron, daily, with the finished carts; or `clearsessions`) deletes the expired ones.
 SESSION_ENGINE = "core.sessions"
 # An ended session (sign-out, or the old key at sign-in) stays marked as ended this many
 # seconds, so that requests sent before it ended are answered as a guest's and set no cookie.
@@ -198,6 +198,9 @@ CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before e
 # (expire_carts; an add, the cart page and checkout treat it as expired).
 CART_MAX_AGE = env.int("CART_MAX_AGE", default=24 * 60 * 60)
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
+# Seconds a finished cart (complete, expired, merged) is kept before purge_carts deletes it
+# (its order keeps what it held); purge_carts clears the expired sessions in the same run.
+CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)

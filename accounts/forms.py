@@ -5,9 +5,12 @@ A shopper's username is their e-mail address in lower case, so Django's
 separate: they sign in at the admin, and the shop's log-in refuses them.
 """
 
+from urllib.parse import urlsplit
+
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, PasswordResetForm
 from django.db import IntegrityError
 
 TAKEN = "An account with this e-mail already exists. Sign in instead."
@@ -73,3 +76,32 @@ class ShopperLoginForm(AuthenticationForm):
         super().confirm_login_allowed(user)
         if user.is_staff:
             raise forms.ValidationError(self.error_messages["staff"], code="staff")
+
+
+def normalize_email(email):
+    """The form in which the shop stores and looks up an e-mail address: stripped, lower case."""
+    return (email or "").strip().lower()
+
+
+class ShopPasswordResetForm(PasswordResetForm):
+    """Django's password reset form, looking the address up exactly and linking to ``SHOP_SITE_URL``.
+
+    Django's ``get_users`` uses ``email__iexact``, a regular expression on
+    MongoDB; here the normalised address (addresses are stored lower case,
+    ``accounts.signals.normalize_user_email``) is compared exactly, so no
+    shopper's text is a pattern. The
+    link's scheme and host come from the ``SHOP_SITE_URL`` setting, never from
+    the request's ``Host`` header. The page answers the same whether or not
+    the address has an account (Django's behaviour: only an account gets an e-mail).
+    """
+
+    def get_users(self, email):
+        """Active users with a usable password whose e-mail is ``email`` (normalised), a generator."""
+        users = get_user_model()._default_manager.filter(email=normalize_email(email), is_active=True)
+        return (user for user in users if user.has_usable_password())
+
+    def save(self, **options):
+        """Django's ``save`` with ``domain_override`` and ``use_https`` from ``SHOP_SITE_URL``."""
+        site = urlsplit(settings.SHOP_SITE_URL)
+        options.update(domain_override=site.netloc, use_https=site.scheme == "https")
+        return super().save(**options)

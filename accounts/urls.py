@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from . import views
-from .forms import ShopperLoginForm
+from .forms import ShopPasswordResetForm, ShopperLoginForm
 
 app_name = "accounts"
 urlpatterns = [
@@ -19,7 +19,7 @@ urlpatterns = [
         success_url=reverse_lazy("accounts:password_change_done")), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(template_name="accounts/password_change_done.html"), name="password_change_done"),
     path("password/reset/", auth_views.PasswordResetView.as_view(
-        template_name="accounts/password_reset_form.html",
+        template_name="accounts/password_reset_form.html", form_class=ShopPasswordResetForm,
         success_url=reverse_lazy("accounts:password_reset_done"),
         email_template_name="emails/password_reset.txt",
         html_email_template_name="emails/password_reset.html",

@@ -11,15 +11,50 @@ member (the pages are ``admin_view``s: any staff may open them), even one
 who may see none of the app's models. Installed through
 ``MongoAdminConfig.default_site`` (Django's documented way to replace the
 default site), so ``admin.site`` is this site.
+
+Every ModelAdmin registered on it (the shop's, Django's users and groups,
+django-axes') refuses regular-expression lookups from the change list's URL
+(``?email__regex=...``): Django's admin allows any lookup on a listed
+filter's field, and a pattern the staff member writes would run on the
+database server with no time limit. Such a URL answers 400 (Django's
+``DisallowedModelAdminLookup``). Other lookups' values are escaped by the
+backend (``shop.mongo.base.DatabaseOperations``).
 """
+
+from django.db.models.constants import LOOKUP_SEP
 
 from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
 
+#: Lookups whose value is a pattern, not a value: never taken from a URL.
+PATTERN_LOOKUPS = frozenset({"regex", "iregex"})
+
+
+class NoPatternLookups:
+    """ModelAdmin mixin: ``lookup_allowed`` is False for ``regex``/``iregex`` lookups."""
+
+    def lookup_allowed(self, lookup, value, request=None):
+        """False when the last part of ``lookup`` (``"email__regex"``) is a pattern lookup,
+        else Django's answer."""
+        if lookup.split(LOOKUP_SEP)[-1] in PATTERN_LOOKUPS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+
 class ShopAdminSite(admin.AdminSite):
-    """``admin.site``: adds each app's ``admin_pages`` to its entry in the app list."""
+    """``admin.site``: adds each app's ``admin_pages`` to its entry in the app list; every
+    ModelAdmin registered on it refuses pattern lookups from URLs (``NoPatternLookups``)."""
+
+    def register(self, model_or_iterable, admin_class=None, **options):
+        """Django's ``register``, with ``admin_class`` (default ``ModelAdmin``) under
+        ``NoPatternLookups``."""
+        admin_class = admin_class or admin.ModelAdmin
+        if not issubclass(admin_class, NoPatternLookups):
+            admin_class = type(admin_class.__name__, (NoPatternLookups, admin_class),
+                               {"__module__": admin_class.__module__, "__doc__": admin_class.__doc__})
+        return super().register(model_or_iterable, admin_class, **options)
 
     def get_app_list(self, request, app_label=None):
         """Django's app list (only the apps the user may see), each app's own pages first.

@@ -151,18 +151,20 @@ def test_password_change(shop):
     assert login(Client(), password=PASSWORD).status_code == 200
 
 
-def test_password_reset_by_email(shop):
+def test_password_reset_by_email(shop, settings):
+    settings.SHOP_SITE_URL = "https://shop.example"
     signup(Client())
     mail.outbox.clear()
     client = Client()
-    response = client.post("/account/password/reset/", {"email": "ada@example.com"})
+    response = client.post("/account/password/reset/", {"email": "ADA@example.com"})
     assert response["Location"] == "/account/password/reset/sent/"
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["ada@example.com"] and "new password" in message.subject
     html, mimetype = message.alternatives[0]
     assert mimetype == "text/html" and "Choose a new password" in html
-    link = re.search(r"http://testserver(/account/password/reset/\S+/)", message.body).group(1)
+    # The link's host is SHOP_SITE_URL's, whatever Host the request named.
+    link = re.search(r"https://shop\.example(/account/password/reset/\S+/)", message.body).group(1)
     form = client.get(link, follow=True)
     new = "reset-Passphrase-11"
     done = client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})

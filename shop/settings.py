@@ -196,6 +196,11 @@ INVENTORY_DEFAULT_STOCK = env.int("INVENTORY_DEFAULT_STOCK", default=20)  # load
 CART_TIMEOUT = env.int("CART_TIMEOUT", default=30 * 60)  # seconds idle before expire_carts
 INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60)  # seconds
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
+# Per client address (inventory/limits.py), counted for CART_TIMEOUT after its last add:
+# units of one SKU in all its carts, and carts it opened (a script without cookies gets a
+# new cart on every request).
+CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=20)
+CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left" (issue 12).
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")

@@ -56,7 +56,7 @@ def cache_key(kind, key, version):
     """The cache key of ``kind`` (a short name, e.g. ``"listing"``) and ``key`` (any value
     whose ``repr`` is stable: tuples, strings, ints, ObjectIds, dicts built in a fixed
     order) at catalog ``version``: ``"catalog:<version>:<kind>:<sha1 of repr(key)>"``."""
-    digest = hashlib.sha1(repr(key).encode()).hexdigest()
+    digest = hashlib.sha1(repr(key).encode(), usedforsecurity=False).hexdigest()
     return f"catalog:{version}:{kind}:{digest}"
 
 

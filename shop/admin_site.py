@@ -17,7 +17,8 @@ django-axes') refuses regular-expression lookups from the change list's URL
 (``?email__regex=...``): Django's admin allows any lookup on a listed
 filter's field, and a pattern the staff member writes would run on the
 database server with no time limit. Such a URL answers 400 (Django's
-``DisallowedModelAdminLookup``). Other lookups' values are escaped by the
+``DisallowedModelAdminLookup``), and so does a pattern lookup with a value over
+``MAX_PATTERN_TEXT`` characters; a longer search finds nothing. Other lookups' values are escaped by the
 backend (``shop.mongo.base.DatabaseOperations``).
 """
 
@@ -30,17 +31,31 @@ from django.urls import reverse
 
 #: Lookups whose value is a pattern, not a value: never taken from a URL.
 PATTERN_LOOKUPS = frozenset({"regex", "iregex"})
+#: Lookups the backend turns into an (escaped) regular expression.
+ESCAPED_LOOKUPS = frozenset({"iexact", "contains", "icontains", "startswith", "istartswith",
+                             "endswith", "iendswith"})
+#: The longest text searched or looked up by pattern: escaped, it stays under SecantusDB's
+#: cap of 1,000 characters a pattern (a longer one was a 500); MongoDB's cap is 32,764.
+MAX_PATTERN_TEXT = 200
 
 
 class NoPatternLookups:
-    """ModelAdmin mixin: ``lookup_allowed`` is False for ``regex``/``iregex`` lookups."""
+    """ModelAdmin mixin: no ``regex``/``iregex`` lookup from a URL, and no search or pattern
+    lookup longer than ``MAX_PATTERN_TEXT`` characters."""
 
     def lookup_allowed(self, lookup, value, request=None):
-        """False when the last part of ``lookup`` (``"email__regex"``) is a pattern lookup,
-        else Django's answer."""
-        if lookup.split(LOOKUP_SEP)[-1] in PATTERN_LOOKUPS:
+        """False when the last part of ``lookup`` (``"email__regex"``) is a pattern lookup, or an
+        escaped one with a value over ``MAX_PATTERN_TEXT`` characters; else Django's answer."""
+        last = lookup.split(LOOKUP_SEP)[-1]
+        if last in PATTERN_LOOKUPS or (last in ESCAPED_LOOKUPS and len(str(value)) > MAX_PATTERN_TEXT):
             return False
         return super().lookup_allowed(lookup, value, request)
+
+    def get_search_results(self, request, queryset, search_term):
+        """The admin's search; a term over ``MAX_PATTERN_TEXT`` characters finds nothing."""
+        if len(search_term) > MAX_PATTERN_TEXT:
+            return queryset.none(), False
+        return super().get_search_results(request, queryset, search_term)
 
 
 class ShopAdminSite(admin.AdminSite):

@@ -126,3 +126,12 @@ def test_the_admin_escapes_other_lookups_in_its_urls(superuser_client):
         answer = superuser_client.get("/admin/auth/user/", {"email__iexact": HOSTILE})
     assert answer.status_code == 200
     assert_escaped(patterns(ops), HOSTILE)
+
+
+def test_overlong_pattern_text_is_refused_or_finds_nothing(superuser_client):
+    """Over 200 characters: escaped, it would pass SecantusDB's cap of 1,000 a pattern (a 500)."""
+    long_text = "." * 2000
+    assert superuser_client.get("/admin/auth/user/", {"email__icontains": long_text}).status_code == 400
+    with count_operations() as ops:
+        answer = superuser_client.get("/admin/auth/user/", {"q": long_text})
+    assert answer.status_code == 200 and patterns(ops) == []

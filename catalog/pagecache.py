@@ -66,7 +66,9 @@ def cached(kind, key, compute):
     ``compute`` returns something the cache can pickle (plain documents:
     dicts, lists, ObjectIds, datetimes; never stock). Outside a request it
     is simply called. A missing value is computed, stored for
-    ``CATALOG_CACHE_SECONDS`` and returned.
+    ``CATALOG_CACHE_SECONDS`` and returned; a computed None (no such
+    product or category) is returned but never stored, so that requests for
+    random SKUs and slugs cannot fill the cache and evict useful entries.
     """
     version = catalog_version()
     if version is None:
@@ -76,7 +78,8 @@ def cached(kind, key, compute):
     value = store.get(name, _MISSING)
     if value is _MISSING:
         value = compute()
-        store.set(name, value, settings.CATALOG_CACHE_SECONDS)
+        if value is not None:
+            store.set(name, value, settings.CATALOG_CACHE_SECONDS)
     return value
 
 

@@ -1,14 +1,14 @@
 """The shop's admin site: Django's, with the pages an app serves itself listed under its heading.
 
 An app whose staff pages are views of its own rather than ModelAdmins (the
-sales dashboard and reports of ``analytics``) names them on its AppConfig::
+sales dashboard and reports of ``analytics``) names them on its AppConfig,
+each with the permission it needs::
 
-    admin_pages = [("Sales dashboard", "analytics:dashboard"), ...]
+    admin_pages = [("Sales dashboard", "analytics:dashboard", "analytics.view_rollupprogress"), ...]
 
 and the admin index (and the admin's navigation sidebar) lists them first in
-that app's box, each with a "View" link; the box is shown to every staff
-member (the pages are ``admin_view``s: any staff may open them), even one
-who may see none of the app's models. Installed through
+that app's box, each with a "View" link, to staff with that permission, even
+one who may see none of the app's models. Installed through
 ``MongoAdminConfig.default_site`` (Django's documented way to replace the
 default site), so ``admin.site`` is this site.
 
@@ -80,7 +80,8 @@ class ShopAdminSite(admin.AdminSite):
         app_list = super().get_app_list(request, app_label)
         listed = {app["app_label"]: app for app in app_list}
         for config in apps.get_app_configs():
-            pages = getattr(config, "admin_pages", ())
+            pages = [(name, url_name) for name, url_name, permission in getattr(config, "admin_pages", ())
+                     if request.user.has_perm(permission)]
             if not pages or app_label not in (None, config.label):
                 continue
             app = listed.get(config.label)

@@ -168,7 +168,9 @@ def test_local_start_up_loads_and_rolls_up_the_chinook_sales(settings, monkeypat
 def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
     from django.contrib.auth import get_user_model
 
-    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    from tests.support.sales import analyst
+
+    client.force_login(analyst())
     response = client.get("/admin/analytics/")
     expected = invoice_totals_by_year()
     assert [(int(b["label"]), b["total"]) for b in response.context["bars"]] == [

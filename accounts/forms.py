@@ -3,6 +3,8 @@
 A shopper's username is their e-mail address in lower case, so Django's
 ``ModelBackend`` (and django-axes) work unchanged. Staff accounts are
 separate: they sign in at the admin, and the shop's log-in refuses them.
+Sign-up answers the same whether or not the address has an account; the
+e-mail says which (``accounts.signup``).
 """
 
 from urllib.parse import urlsplit
@@ -13,11 +15,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, PasswordResetForm
 from django.db import IntegrityError
 
-TAKEN = "An account with this e-mail already exists. Sign in instead."
-
-
 class SignupForm(BaseUserCreationForm):
-    """E-mail and password twice (Django's password validators); the e-mail must be new."""
+    """E-mail and password twice (Django's password validators). Whether the address is new is
+    not a form error (that would tell anyone which addresses have accounts): ``create_account``
+    answers None for a taken one."""
 
     email = forms.EmailField(label="E-mail", max_length=150,
                              widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
@@ -27,33 +28,33 @@ class SignupForm(BaseUserCreationForm):
         fields = ("email",)
 
     def clean_email(self):
-        email = self.cleaned_data["email"].strip().lower()
-        if get_user_model()._default_manager.filter(username=email).exists():
-            raise forms.ValidationError(TAKEN, code="taken")
-        return email
+        return normalize_email(self.cleaned_data["email"])
 
     def save(self, commit=True):
         """The new user (saved when ``commit``), its username and e-mail the cleaned e-mail.
 
-        Raises ``IntegrityError`` when another request created the same username
-        between ``clean_email`` and this write (the unique ``auth_user`` index
-        refuses it); ``create_account`` turns that into a form error.
+        The account is inactive until its owner follows the e-mailed link
+        (``accounts.signup.confirm``). Raises ``IntegrityError`` when the username
+        exists (the unique ``auth_user`` index refuses it).
         """
         user = super().save(commit=False)
         user.username = user.email = self.cleaned_data["email"]
+        user.is_active = False
         if commit:
             user.save()
         return user
 
     def create_account(self):
-        """Save the account; returns the user, or None with the "already exists" form error
-        when a concurrent sign-up with the same e-mail won the unique index (issue 19:
-        six simultaneous sign-ups gave one account and five 500s). Call after ``is_valid()``.
+        """Save the new, inactive account; returns the user, or None when the address has an
+        account already, also when a concurrent sign-up with it won the unique index a moment
+        before (issue 19: six simultaneous sign-ups gave one account and five 500s). Call after
+        ``is_valid()``.
         """
+        if get_user_model()._default_manager.filter(username=self.cleaned_data["email"]).exists():
+            return None
         try:
             return self.save()
         except IntegrityError:
-            self.add_error("email", forms.ValidationError(TAKEN, code="taken"))
             return None
 
 

@@ -12,6 +12,8 @@ app_name = "accounts"
 urlpatterns = [
     path("", views.account, name="account"),
     path("signup/", throttled("signup")(views.signup), name="signup"),
+    path("signup/sent/", views.signup_sent, name="signup_sent"),
+    path("signup/confirm/<uidb64>/<token>/", views.signup_confirm, name="signup_confirm"),
     path("login/", auth_views.LoginView.as_view(
         template_name="accounts/login.html",
         authentication_form=ShopperLoginForm, redirect_authenticated_user=True), name="login"),

@@ -46,12 +46,15 @@ def on_starting(server):
 
     from core.mongo import revive
     from core.mongo.localserver import LocalServerError
+    from shop.staffpasswords import WeakStaffPassword, check_staff_passwords
     from shop.startup import prepare_local_database, startup_failure
 
     try:
         prepare_local_database()
-    except LocalServerError as exc:
-        # A read-only data directory, a taken port...: one line, no traceback, exit 1.
+        check_staff_passwords()
+    except (LocalServerError, WeakStaffPassword) as exc:
+        # A read-only data directory, a taken port, a staff account with a common password:
+        # one line, no traceback, exit 1.
         server.log.error(startup_failure(exc))
         raise SystemExit(1) from None
     # The master's client closes: its monitor's last, failed heartbeat must not start a

@@ -1,4 +1,4 @@
-"""Receivers of auth signals: the cart merge at log-in."""
+"""Receivers of auth signals: the cart merge at log-in; e-mail addresses stored lower case."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -24,3 +24,12 @@ def merge_cart_at_login(sender, request, user, **kwargs):
     session[CART_COUNT] = result.count
     if result.message():
         messages.info(request, result.message(), fail_silently=True)
+
+
+def normalize_user_email(sender, instance, **kwargs):
+    """``pre_save`` receiver of the user model: its e-mail stored stripped and lower case, so
+    that look-ups by address compare exactly (``accounts.forms.normalize_email``)."""
+    from .forms import normalize_email
+
+    if instance.email:
+        instance.email = normalize_email(instance.email)

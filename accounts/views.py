@@ -1,32 +1,59 @@
-"""Account pages: sign-up and the account page; log-in, log-out and passwords are Django's views."""
+"""Account pages: sign-up (``accounts.signup``) and the account page; log-in, log-out and
+passwords are Django's views."""
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.hashers import make_password
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
 from orders.models import Order
 
+from . import signup as confirmation
 from .forms import SignupForm
 
 
 @sensitive_post_parameters("password1", "password2")
 def signup(request):
-    """``/account/signup/``: e-mail and password; a new account is signed in (the cart goes with it).
-
-    An e-mail that has an account is a form error, also when a concurrent sign-up
-    took it a moment before (the unique index decides; ``SignupForm.create_account``).
+    """``/account/signup/``: e-mail and password; every valid form is answered the same, a
+    redirect to "check your e-mail", whether or not the address has an account (the e-mail
+    says which, ``accounts.signup``). A new account is inactive until confirmed.
     """
     if request.user.is_authenticated:
         return redirect("accounts:account")
     form = SignupForm(request.POST or None)
-    user = form.create_account() if request.method == "POST" and form.is_valid() else None
-    if user is not None:
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, "Welcome! Your account is ready.")
-        return redirect("accounts:account")
+    if request.method == "POST" and form.is_valid():
+        user = form.create_account()
+        if user is None:
+            make_password(form.cleaned_data["password1"])  # the same work as a new account's
+            confirmation.send_already_registered(form.cleaned_data["email"])
+        else:
+            confirmation.send_confirmation(user)
+        return redirect("accounts:signup_sent")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+def signup_sent(request):
+    """``/account/signup/sent/``: "check your e-mail"."""
+    return render(request, "accounts/signup_sent.html")
+
+
+def signup_confirm(request, uidb64, token):
+    """``/account/signup/confirm/<uidb64>/<token>/``: GET shows a button (mail scanners that
+    open links change nothing); its POST activates the account and signs in (the cart goes
+    with it). A used, expired or forged link is the shop's 400 page."""
+    if request.method == "POST":
+        user = confirmation.confirmed_user(uidb64, token)
+        if user is not None:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, "Welcome! Your account is ready.")
+            return redirect("accounts:account")
+        return render(request, "400.html", {
+            "reasons": ["This confirmation link was used already, has expired or is not complete."],
+            "back_url": reverse("accounts:login"), "back_text": "Sign in"}, status=400)
+    return render(request, "accounts/signup_confirm.html")
 
 
 @login_required

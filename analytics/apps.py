@@ -6,8 +6,10 @@ class AnalyticsConfig(AppConfig):
 
     name = "analytics"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
-    #: Listed first under "Analytics" on the admin index (``shop.admin_site``).
-    admin_pages = [("Sales dashboard", "analytics:dashboard"), ("Sales reports", "analytics:reports")]
+    #: Listed first under "Analytics" on the admin index (``shop.admin_site``), to staff with
+    #: the permission named (``analytics.urls`` requires it).
+    admin_pages = [("Sales dashboard", "analytics:dashboard", "analytics.view_rollupprogress"),
+                   ("Sales reports", "analytics:reports", "analytics.view_rollupprogress")]
 
     def ready(self):
         # The storefront, the cart and checkout send signals; analytics records their events.

@@ -23,7 +23,7 @@ class Event(models.Model):
     ``sku`` is the product's SKU; ``qty`` the units carted or sold;
     ``amount`` the sale's revenue in cents (0 for views and carts);
     ``userid`` the shopper: the customer's e-mail address when known, else
-    ``"session:<key>"``, else ``""``; ``ts`` when it happened (UTC);
+    ``"guest:<HMAC of the session key>"``, else ``""``; ``ts`` when it happened (UTC);
     ``recorded`` when the shop wrote it (UTC: the rollups' watermark runs on
     this, so an event imported late with an old ``ts`` is still counted);
     ``ref`` a stable name for events that must be written once only (an

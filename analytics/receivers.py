@@ -6,14 +6,19 @@ the cart send signals and never import analytics.
 * ``orders.signals.order_placed``: one sale event per line (``record_completed_order``).
 """
 
+from django.utils.crypto import salted_hmac
+
 from .models import Event
+
+#: The salt of the guest shopper's id (an HMAC of the session key with SECRET_KEY).
+GUEST_SALT = "analytics.guest-shopper"
 
 
 def record_completed_order(sender, cart_id, lines, customer="", session_key="", completed_at=None,
                            **kwargs):
     """Record one sale event per line of a completed checkout (see ``EventManager.record_order``).
 
-    The shopper is the customer's e-mail address, else ``session:<key>``.
+    The shopper is the customer's e-mail address, else ``guest:<HMAC of the session key>``.
     Connected in ``AnalyticsConfig.ready``.
     """
     Event.objects.record_order(cart_id, lines, userid=shopper_id(customer, session_key), ts=completed_at)
@@ -33,10 +38,18 @@ def record_line_added(sender, sku, qty, request, **kwargs):
 
 
 def shopper_id(customer="", session_key=""):
-    """The ``userid`` of an event: the e-mail address, else ``"session:<key>"``, else ``""``."""
+    """The ``userid`` of an event: the e-mail address, else ``"guest:<32 hex>"``, else ``""``.
+
+    A guest is named by an HMAC (SHA-256, keyed by ``SECRET_KEY``, salt ``GUEST_SALT``) of
+    the session key, never the key itself: the events admin shows ``userid`` to staff, and a
+    session key opens the guest's session (its cart). The same session gives the same id,
+    so a guest's events still group together.
+    """
     if customer:
         return customer
-    return f"session:{session_key}" if session_key else ""
+    if not session_key:
+        return ""
+    return "guest:" + salted_hmac(GUEST_SALT, session_key, algorithm="sha256").hexdigest()[:32]
 
 
 def request_shopper_id(request):

@@ -10,6 +10,7 @@ the API answers by.
 
 from ninja import Path, Query
 
+from catalog.paginators import MAX_PAGE
 from catalog.subdocuments import MAX_STEPS
 
 from .paths import MAX_PATH_LENGTH
@@ -25,19 +26,37 @@ def _documented(param, **bounds):
     return param
 
 
+#: Examples of the path parameters, from the demo catalog (Chinook): so that a client
+#: generated from the schema (or schemathesis) reaches real documents, not only 404s.
+EXAMPLE_SKU = "CHK-0001"
+EXAMPLE_SLUG = "rock"
+EXAMPLE_PATH = "pricing"
+
+
 def path_param():
-    """The ``path`` parameter of the by-path reads, its bounds stated."""
+    """The ``path`` parameter of the by-path reads, its bounds stated, ``pricing`` its example."""
     return _documented(
         Path(..., description=f"Object keys and list indices separated by `/`, e.g. `details/tracks/3`: "
                               f"at most {MAX_STEPS} steps and {MAX_PATH_LENGTH} characters, no empty "
                               f"step, no step starting with `$` (400 otherwise)."),
-        minLength=1, maxLength=MAX_PATH_LENGTH, pattern=PATH_PATTERN)
+        minLength=1, maxLength=MAX_PATH_LENGTH, pattern=PATH_PATTERN, example=EXAMPLE_PATH)
+
+
+def sku_param():
+    """The ``sku`` path parameter, a demo SKU its example."""
+    return _documented(Path(..., description="A product's SKU."), example=EXAMPLE_SKU)
+
+
+def slug_param():
+    """The ``slug`` path parameter, a demo category its example."""
+    return _documented(Path(..., description="A category's slug."), example=EXAMPLE_SLUG)
 
 
 def page_param():
-    """The listing's ``page`` parameter: from 1 (400 below; 404 past the last page)."""
-    return _documented(Query(1, description="The page, from 1 (400 below 1; 404 past the last page)."),
-                       minimum=1)
+    """The listing's ``page`` parameter: from 1 to ``MAX_PAGE`` (400 outside; 404 past the last page)."""
+    return _documented(Query(1, description=f"The page, from 1 to {MAX_PAGE} (400 outside; "
+                                            f"404 past the last page)."),
+                       minimum=1, maximum=MAX_PAGE)
 
 
 def _links(**links):

@@ -23,7 +23,7 @@ from catalog.paginators import MAX_PAGE
 from . import schemas
 from .encoding import product_card, to_json
 from .paths import parse_path
-from .openapi import LINKS, page_param, path_param
+from .openapi import LINKS, page_param, path_param, sku_param, slug_param
 from .responses import answer, error, with_cache_headers
 
 DESCRIPTION = """
@@ -89,7 +89,7 @@ def _read(request, manager, key, path, unknown):
 @api.get("/products/{sku}", response={200: schemas.ProductDocument, **ERRORS},
          by_alias=True, url_name="product", summary="A product document",
          operation_id="product", openapi_extra=LINKS["product"])
-def product_document(request, sku: str):
+def product_document(request, sku: str = sku_param()):
     """The whole product document (FoundationDB "Hierarchical Documents" recipe: the root prefix)."""
     return _read(request, Product.objects, sku, "", f"No product with SKU {sku!r}.")
 
@@ -97,7 +97,7 @@ def product_document(request, sku: str):
 @api.get("/products/{sku}/{path:path}", response={200: Any, **ERRORS},
          url_name="product-path", summary="A part of a product document, by path",
          operation_id="product_path")
-def product_subdocument(request, sku: str, path: str = path_param()):
+def product_subdocument(request, sku: str = sku_param(), path: str = path_param()):
     """The value at ``path`` in the product document: an object, a list or a scalar."""
     return _read(request, Product.objects, sku, path, f"No product with SKU {sku!r}.")
 
@@ -106,7 +106,7 @@ def product_subdocument(request, sku: str, path: str = path_param()):
          by_alias=True, url_name="category",
          summary="A category, its ancestors and its children",
          operation_id="category", openapi_extra=LINKS["category"])
-def category_document(request, slug: str):
+def category_document(request, slug: str = slug_param()):
     """The category document (ancestors root first) and its direct subcategories (2 reads)."""
     try:
         document = Category.objects.read_by_path(slug)
@@ -120,7 +120,7 @@ def category_document(request, slug: str):
          by_alias=True, url_name="category-products",
          summary="The products of a category and its subtree",
          operation_id="category_products", openapi_extra=LINKS["category_products"])
-def category_products(request, slug: str, page: int = page_param(),
+def category_products(request, slug: str = slug_param(), page: int = page_param(),
                       sort: Literal["newest", "price", "-price", "title"] = "newest"):
     """A page of the products listed in the category or any category below it, in the
     category page's order (``sort``; ``page`` from 1, ``settings.CATALOG_PAGE_SIZE`` a page).
@@ -154,7 +154,7 @@ def category_products(request, slug: str, page: int = page_param(),
 @api.get("/categories/{slug}/{path:path}", response={200: Any, **ERRORS},
          url_name="category-path", summary="A part of a category document, by path",
          operation_id="category_path")
-def category_subdocument(request, slug: str, path: str = path_param()):
+def category_subdocument(request, slug: str = slug_param(), path: str = path_param()):
     """The value at ``path`` in the stored category document (``children`` is not stored:
     it is only in the whole category's answer)."""
     return _read(request, Category.objects, slug, path, f"No category with slug {slug!r}.")

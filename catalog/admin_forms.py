@@ -42,6 +42,11 @@ def tree_label(category):
     return "— " * category.depth + category.name
 
 
+#: The largest weight (grams) and side (millimetres) staff may give a product.
+MAX_WEIGHT_GRAMS = 1_000_000
+MAX_SIDE_MM = 10_000
+
+
 class CategoryChoiceField(forms.ChoiceField):
     """One category of the tree, or none (a top category); cleans to a Category or None.
 
@@ -275,10 +280,11 @@ class ProductAdminForm(forms.ModelForm, _DetailsFields):
         label="Retail price ($)", max_digits=9, decimal_places=2, min_value=0,
         help_text="What the shopper pays, in dollars; not above the list price.",
     )
-    weight = forms.IntegerField(label="Weight (g)", min_value=0, required=False)
-    width = forms.IntegerField(label="Width (mm)", min_value=0, required=False)
-    height = forms.IntegerField(label="Height (mm)", min_value=0, required=False)
-    depth = forms.IntegerField(label="Depth (mm)", min_value=0, required=False)
+    # Bounded (a form error beyond): MongoDB's integers are 64-bit, a larger one was a 500.
+    weight = forms.IntegerField(label="Weight (g)", min_value=0, max_value=MAX_WEIGHT_GRAMS, required=False)
+    width = forms.IntegerField(label="Width (mm)", min_value=0, max_value=MAX_SIDE_MM, required=False)
+    height = forms.IntegerField(label="Height (mm)", min_value=0, max_value=MAX_SIDE_MM, required=False)
+    depth = forms.IntegerField(label="Depth (mm)", min_value=0, max_value=MAX_SIDE_MM, required=False)
 
     class Meta:
         model = Product

@@ -67,7 +67,7 @@ def cache_key(kind, key, version):
     """The cache key of ``kind`` (a short name, e.g. ``"listing"``) and ``key`` (any value
     whose ``repr`` is stable: tuples, strings, ints, ObjectIds, dicts built in a fixed
     order) at catalog ``version``: ``"catalog:<version>:<kind>:<sha1 of repr(key)>"``."""
-    digest = hashlib.sha1(repr(key).encode()).hexdigest()
+    digest = hashlib.sha1(repr(key).encode(), usedforsecurity=False).hexdigest()
     return f"catalog:{version}:{kind}:{digest}"
 
 
@@ -77,7 +77,9 @@ def cached(kind, key, compute):
     ``compute`` returns something the cache can pickle (plain documents:
     dicts, lists, ObjectIds, datetimes; never stock). Outside a request it
     is simply called. A missing value is computed, stored for
-    ``CATALOG_CACHE_SECONDS`` and returned.
+    ``CATALOG_CACHE_SECONDS`` and returned; a computed None (no such
+    product or category) is returned but never stored, so that requests for
+    random SKUs and slugs cannot fill the cache and evict useful entries.
     """
     version = catalog_version()
     if version is None:
@@ -87,5 +89,6 @@ def cached(kind, key, compute):
     value = store.get(name, _MISSING)
     if value is _MISSING:
         value = compute()
-        store.set(name, value, settings.CATALOG_CACHE_SECONDS)
+        if value is not None:
+            store.set(name, value, settings.CATALOG_CACHE_SECONDS)
     return value

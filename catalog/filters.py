@@ -42,6 +42,15 @@ class PriceRangeForm(forms.Form):
             raise forms.ValidationError("The lowest price must not be above the highest.")
         return cleaned
 
+    @classmethod
+    def normalized(cls, min_cents, max_cents):
+        """A valid bound form of the range ``min_cents``..``max_cents`` (ints or None), its values
+        spelled one way (``"5.00"``)."""
+        form = cls({name: "" if value is None else str(money.dollars(value))
+                    for name, value in (("min_price", min_cents), ("max_price", max_cents))})
+        form.is_valid()
+        return form
+
     def cents(self):
         """``(min_cents, max_cents)`` of a valid form (ints or None)."""
         return tuple(

@@ -64,7 +64,7 @@ PALETTE = ["#8e2420", "#1f4e79", "#2e6b30", "#6a1b9a", "#7a4b00", "#00695c", "#a
 
 def genre_colour(genre):
     """A colour of ``PALETTE`` for ``genre`` (a str; the same genre always gets the same one)."""
-    digest = hashlib.sha1((genre or "").casefold().encode()).digest()
+    digest = hashlib.sha1((genre or "").casefold().encode(), usedforsecurity=False).digest()
     return PALETTE[digest[0] % len(PALETTE)]
 
 

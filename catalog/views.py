@@ -44,6 +44,9 @@ def category(request, slug):
     per_page = settings.CATALOG_PAGE_SIZE
     price_form = PriceRangeForm(request.GET)
     min_cents, max_cents = price_form.cents() if price_form.is_valid() else (None, None)
+    if price_form.is_valid():
+        # Shown (and cached, keyed by the cents) in one form whatever the URL spelled: "5", "05.0".
+        price_form = PriceRangeForm.normalized(min_cents, max_cents)
     listing = Product.objects.listing(
         [node.pk], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents,
@@ -60,6 +63,7 @@ def category(request, slug):
         "sort_labels": SORT_LABELS,
         "top_categories": top,
         "price_form": price_form,
+        "price_key": (min_cents, max_cents) if price_form.is_valid() else None,
     }, status=200 if price_form.is_valid() else 400)
 
 

@@ -33,6 +33,10 @@ from .exceptions import StockError
 from .models import Cart, Inventory
 
 
+#: The most units staff may set, add or write off at once.
+MAX_STOCK = 1_000_000
+
+
 class StockChangeForm(forms.ModelForm):
     """Set the available quantity of a SKU, or adjust it by a number of units (exactly one).
 
@@ -41,12 +45,13 @@ class StockChangeForm(forms.ModelForm):
     manager's conditional write checks again.
     """
 
+    # Bounded (a form error beyond): MongoDB's integers are 64-bit, a larger one was a 500.
     set_qty = forms.IntegerField(
-        label="Set available to", min_value=0, required=False,
+        label="Set available to", min_value=0, max_value=MAX_STOCK, required=False,
         help_text="The new number of units available (reservations in carts are not counted).",
     )
     adjust_by = forms.IntegerField(
-        label="Or adjust available by", required=False,
+        label="Or adjust available by", min_value=-MAX_STOCK, max_value=MAX_STOCK, required=False,
         help_text="Units to add (e.g. 5) or to write off (e.g. -2); never below zero.",
     )
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from catalog.models import Product
 
+from . import limits
 from .forms import LineForm, RemoveForm
 from .exceptions import CartInactive, InventoryError
 from .models import Cart, Inventory
@@ -38,7 +39,8 @@ def add_to_cart(request):
 
     Starts a cart when the session has none, or a new one when its cart has
     expired (and says so). Redirects to the product page with a message; an
-    unknown SKU is a 404, a bad quantity a message (nothing changed).
+    unknown SKU is a 404, a bad quantity a message (nothing changed), and so is
+    an add past the client's caps (``inventory.limits``: units of one SKU, open carts).
     """
     form = LineForm(request.POST)
     sku = request.POST.get("sku", "")
@@ -51,31 +53,23 @@ def add_to_cart(request):
             messages.error(request, f"Quantity: {' '.join(errors)}")
         return redirect(product)
     qty = form.cleaned_data["qty"]
-    details = {"title": product.title, "price": product.pricing.retail}
-    cart_id = request.session.get(CART_ID)
-    if not cart_id:
-        cart_id = Cart.objects.create_cart(account_id(request)).id
-    else:
-        # A cart past its maximum age is expired here; the add below then finds it expired.
-        Cart.objects.expire_past_max_age(cart_id)
+    # The per-client caps (inventory.limits): counted before the reservation, given back
+    # when it does not happen.
+    if not limits.take_units(request, product.sku, qty):
+        messages.error(request, limits.UNITS_REFUSAL.format(
+            title=product.title, cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
+        return redirect(product)
+    added = False
     try:
-        try:
-            count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
-        except CartInactive as expired:
-            if expired.status in (Cart.MERGING, Cart.MERGED):
-                # Signed in in another tab meanwhile: this session's cart went to the account,
-                # and this session has just ended. No new guest cart; the session is untouched.
-                messages.warning(request, format_html(
-                    "You signed in in another tab just then, and your cart went with you: "
-                    "“{}” was not added. Please add it again.", product.title))
-                return redirect(product)
-            if CART_ID in request.session:
-                messages.warning(request, str(expired))
-            cart_id = Cart.objects.create_cart(account_id(request)).id
-            count = Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY)
-    except InventoryError as error:
-        request.session[CART_ID] = cart_id
-        messages.error(request, refusal(error, product.title))
+        count, cart_id = _add(request, product, qty)
+        added = count is not None
+    except limits.TooManyCarts:
+        messages.error(request, limits.CARTS_REFUSAL)
+        return redirect(product)
+    finally:
+        if not added:
+            limits.give_back_units(request, product.sku, qty)
+    if count is None:
         return redirect(product)
     remember_cart(request, cart_id, count)
     line_added.send(sender=Cart, cart_id=cart_id, sku=product.sku, qty=qty, request=request)
@@ -83,6 +77,45 @@ def add_to_cart(request):
         'Added {} × “{}” to your cart. <a href="{}">View cart</a>',
         qty, product.title, reverse("inventory:cart")))
     return redirect(product)
+
+
+def _new_cart(request):
+    """A new cart for the session's shopper, counted against its address's open carts
+    (raises ``limits.TooManyCarts``, nothing made)."""
+    limits.open_cart(request)
+    return Cart.objects.create_cart(account_id(request)).id
+
+
+def _add(request, product, qty):
+    """Reserve ``qty`` units of ``product`` in the session's cart (a new one when it has none or
+    its cart expired): ``(units in the cart, cart id)``, or ``(None, cart id)`` when refused,
+    with the message said. Raises ``limits.TooManyCarts``."""
+    details = {"title": product.title, "price": product.pricing.retail}
+    cart_id = request.session.get(CART_ID)
+    if not cart_id:
+        cart_id = _new_cart(request)
+    else:
+        # A cart past its maximum age is expired here; the add below then finds it expired.
+        Cart.objects.expire_past_max_age(cart_id)
+    try:
+        try:
+            return Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
+        except CartInactive as expired:
+            if expired.status in (Cart.MERGING, Cart.MERGED):
+                # Signed in in another tab meanwhile: this session's cart went to the account,
+                # and this session has just ended. No new guest cart; the session is untouched.
+                messages.warning(request, format_html(
+                    "You signed in in another tab just then, and your cart went with you: "
+                    "“{}” was not added. Please add it again.", product.title))
+                return None, cart_id
+            if CART_ID in request.session:
+                messages.warning(request, str(expired))
+            cart_id = _new_cart(request)
+            return Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
+    except InventoryError as error:
+        request.session[CART_ID] = cart_id
+        messages.error(request, refusal(error, product.title))
+        return None, cart_id
 
 
 def cart(request):
@@ -116,16 +149,25 @@ def _change_line(request, form, change, confirm):
         messages.error(request, "Your cart is empty.")
         return redirect("inventory:cart")
     current = Cart.objects.get_cart(cart_id)
-    line = current.line(form.cleaned_data["sku"]) if current is not None else None
-    title = line.details.title if line is not None else form.cleaned_data["sku"]
+    sku = form.cleaned_data["sku"]
+    line = current.line(sku) if current is not None else None
+    title = line.details.title if line is not None else sku
+    # The per-client cap of units (inventory.limits): a raise is counted first, a cut given back.
+    delta = form.cleaned_data.get("qty", 0) - (line.qty if line is not None else 0)
+    if delta > 0 and not limits.take_units(request, sku, delta):
+        messages.error(request, limits.UNITS_REFUSAL.format(title=title, cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
+        return redirect("inventory:cart")
     try:
         request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
     except CartInactive as error:
+        limits.give_back_units(request, sku, max(delta, 0))
         forget_cart(request)
         messages.warning(request, str(error))
     except InventoryError as error:
+        limits.give_back_units(request, sku, max(delta, 0))
         messages.error(request, refusal(error, title))
     else:
+        limits.give_back_units(request, sku, max(-delta, 0))
         messages.success(request, confirm(title, form.cleaned_data))
     return redirect("inventory:cart")
 

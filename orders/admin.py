@@ -79,7 +79,8 @@ class OrderAdmin(admin.ModelAdmin):
     def shipping_address(self, order):
         if order.address is None:
             return "None."
-        return format_html_join(mark_safe("<br>"), "{}", ((part,) for part in order.address.lines()))
+        # mark_safe of a constant separator (bandit B308 reviewed).
+        return format_html_join(mark_safe("<br>"), "{}", ((part,) for part in order.address.lines()))  # nosec
 
     @admin.display(description="Payment")
     def payment_details(self, order):
@@ -90,7 +91,7 @@ class OrderAdmin(admin.ModelAdmin):
     @admin.display(description="History")
     def status_history(self, order):
         return format_html_join(
-            mark_safe("<br>"), "{} UTC: {}{}",
+            mark_safe("<br>"), "{} UTC: {}{}",  # nosec
             ((change.at.strftime("%Y-%m-%d %H:%M"), change.status, f" ({change.note})" if change.note else "")
              for change in order.history),
         )

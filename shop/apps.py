@@ -38,6 +38,13 @@ class ShopConfig(AppConfig):
 
     def ready(self):
         from django.conf import settings
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        from shop.staffpasswords import record_password
+
+        # The verdict on every password set (shop.staffpasswords: production refuses common ones).
+        post_save.connect(record_password, sender=get_user_model(), dispatch_uid="shop.record_password")
 
         if getattr(settings, "SHOP_DEBUG_TOOLBAR", False):
             # Before any pymongo client exists: the toolbar's MongoDB panel listens to them all.

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "orders.apps.OrdersConfig",
     "accounts.apps.AccountsConfig",
     "shop.apps.MongoAxesConfig",
+    "django_ratelimit",
     "analytics.apps.AnalyticsConfig",
     "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
     "api.apps.ApiConfig",
@@ -202,6 +203,11 @@ INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60
 # (its order keeps what it held); purge_carts clears the expired sessions in the same run.
 CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
+# Per client address (inventory/limits.py), counted for CART_TIMEOUT after its last add:
+# units of one SKU in all its carts, and carts it opened (a script without cookies gets a
+# new cart on every request).
+CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=20)
+CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")
@@ -340,19 +346,45 @@ COVER_MAX_BYTES = 5 * 1024 * 1024
 COVER_MIN_PIXELS = 200
 COVER_MAX_PIXELS = 6000
 
-# Login rate limit (django-axes, its records in MongoDB): after 5 failures for
-# one username from one address, that pair is locked out for an hour.
+# Login rate limit (django-axes, its records in MongoDB): three lock-outs, each with its
+# own limit of failures within the cool-off (core/loginlimits.py): one username from one
+# address (5), one username from any address (20: a password sprayed from many addresses),
+# one address with any username (30: one address trying many usernames). A lock-out lasts
+# an hour and answers the shop's 429 page with Retry-After.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("SHOP_LOGIN_FAILURE_LIMIT", default=5)
+SHOP_LOGIN_FAILURE_LIMITS = {
+    "username+ip_address": AXES_FAILURE_LIMIT,
+    "username": env.int("SHOP_LOGIN_FAILURE_LIMIT_PER_USERNAME", default=20),
+    "ip_address": env.int("SHOP_LOGIN_FAILURE_LIMIT_PER_ADDRESS", default=30),
+}
 AXES_COOLOFF_TIME = timedelta(hours=1)
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "username", "ip_address"]
+AXES_HANDLER = "core.loginlimits.PerParameterLimitsHandler"
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_TEMPLATE = "429.html"
 # No "AXES: BEGIN ..." line at every start: a command's output holds its result only.
 AXES_VERBOSE = False
+AXES_LOCKOUT_CALLABLE = "core.loginlimits.lockout_response"
+
+# Rate limits of shoppers' POSTs (django-ratelimit, core/throttle.py): "count/period"
+# (s, m, h, d), each counted per client address and, separately, per session; over a
+# limit the POST answers 429 with Retry-After and changes nothing. Counts live in the
+# "default" cache: with the default per-process memory cache every worker counts on its
+# own; CACHE_URL=pymemcache://... or redis://... makes one count for all.
+SHOP_RATE_LIMITS = {
+    "signup": env.str("SHOP_RATE_SIGNUP", default="10/h"),
+    "password_reset": env.str("SHOP_RATE_PASSWORD_RESET", default="5/h"),
+    "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
+    "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
+}
+RATELIMIT_USE_CACHE = "default"
+if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+    # django-ratelimit refuses a cache that is not shared between processes (E003): here that
+    # is by choice (the default set-up has no cache server); the limits are per worker then.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
 # The client's address behind the reverse proxy: SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same

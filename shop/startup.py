@@ -6,7 +6,11 @@ database when it starts: it applies the migrations, loads the demo catalog
 and the Chinook sales (rolled up for the dashboard) into an empty database,
 once, and creates a staff superuser from ``SHOP_ADMIN_USERNAME`` /
 ``SHOP_ADMIN_PASSWORD`` (in DEBUG without them, ``admin`` / ``admin``,
-announced on the console). Processes starting at once prepare one after the
+announced on the console); when that user exists, ``SHOP_ADMIN_PASSWORD``
+(when given) becomes its password at every start. With DEBUG off a serving
+process then refuses to start while any staff account accepts a common
+password (``shop.staffpasswords``, called by ``shop.wsgi`` and gunicorn's
+master on every engine). Processes starting at once prepare one after the
 other under the local server's lock, so the demo loads once. The demo is
 never loaded over data: once any product exists (staff's edits included),
 nothing is loaded again. With ``MONGODB_URI`` nothing happens here: run
@@ -53,19 +57,30 @@ def prepare_local_database():
 def _create_staff_user():
     from django.contrib.auth import get_user_model
 
-    username, password = settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD
+    password = settings.SHOP_ADMIN_PASSWORD
+    username = settings.SHOP_ADMIN_USERNAME or ("admin" if password else "")
     if not (username and password):
         if not settings.DEBUG:
             return
         username, password = "admin", "admin"
     User = get_user_model()
-    if User.objects.filter(username=username).exists():
-        return
-    User.objects.create_superuser(username=username, email="", password=password)
-    logger.warning("Staff user %r created for /admin/.", username)
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        # The password through set_password, so that its verdict is recorded (shop.staffpasswords).
+        user = User.objects.create_superuser(username=username, email="", password=None)
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        logger.warning("Staff user %r created for /admin/.", username)
+    elif settings.SHOP_ADMIN_PASSWORD and not user.check_password(password):
+        # SHOP_ADMIN_PASSWORD given: it is the password, also of a user made earlier
+        # (e.g. admin/admin by a DEBUG start on the same data).
+        user.set_password(password)
+        user.save(update_fields=["password"])
+        logger.warning("Password of staff user %r set from SHOP_ADMIN_PASSWORD.", username)
 
 
 def startup_failure(exc):
     """The one-line message (str) for a shop that cannot start because of ``exc``
-    (a ``LocalServerError``), as gunicorn's master and ``shop.wsgi`` report it."""
+    (a ``LocalServerError`` or a ``WeakStaffPassword``), as gunicorn's master and
+    ``shop.wsgi`` report it."""
     return f"The shop cannot start: {str(exc).splitlines()[0]}"

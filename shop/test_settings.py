@@ -36,6 +36,11 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 # django-axes needs the request in authenticate(), which the test client's
 # login() does not pass: off in tests, on in tests/test_security.py.
 AXES_ENABLED = False
+# Every test client comes from 127.0.0.1: the POST rate limits are high here (a test
+# adds to carts and checks out from many threads); tests/shop/test_throttle.py sets low ones.
+SHOP_RATE_LIMITS = {action: "10000/m" for action in SHOP_RATE_LIMITS}  # noqa: F405
+# Likewise the per-client caps of carts (tests/inventory/test_client_caps.py sets low ones).
+CART_MAX_SKU_UNITS_PER_CLIENT = CART_MAX_OPEN_CARTS_PER_CLIENT = 100_000
 
 # Uploaded covers go to a throw-away folder, served by Django itself.
 import atexit  # noqa: E402

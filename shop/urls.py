@@ -4,9 +4,10 @@ from django.conf import settings
 from django.contrib import admin
 from django.http import Http404, HttpResponsePermanentRedirect
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.static import serve
 
+from api.responses import error
 from api.views import api
 from shop.health import healthz
 
@@ -32,6 +33,12 @@ def favicon(request):
 
 
 # A "database unreachable" error raised outside a view answers 503, not 500 (core.unavailable).
+def api_not_found(request):
+    """Any URL under ``/api/`` that no API route takes (one ending in a newline, which the
+    API's own catch-all ``.+`` does not match; ``/api/`` itself): a JSON 404, as the API's."""
+    return error(request, 404, "No such API endpoint: see /api/v1/docs.")
+
+
 handler500 = "core.unavailable.server_error"
 # A session that ended while the request ran (SessionInterrupted) gets its own page.
 handler400 = "core.sessions.bad_request"
@@ -42,6 +49,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/v1/", api.urls),
+    re_path(r"^api/", api_not_found),
     path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media, name="media"),
     *(_debug_toolbar_urls() if settings.SHOP_DEBUG_TOOLBAR else []),
     path("", include("inventory.urls")),

@@ -16,6 +16,7 @@ application = get_wsgi_application()
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
 from core.mongo.localserver import LocalServerError  # noqa: E402
+from shop.staffpasswords import WeakStaffPassword, check_staff_passwords  # noqa: E402
 from shop.startup import prepare_local_database, startup_failure  # noqa: E402  (needs Django set up)
 
 # gunicorn's master prepares the database before forking (gunicorn.conf.py's
@@ -25,6 +26,12 @@ if not os.environ.get("SHOP_DATABASE_PREPARED"):
         prepare_local_database()
     except LocalServerError as exc:
         raise ImproperlyConfigured(startup_failure(exc)) from None
+
+# With DEBUG off: no staff account with a common password (admin/admin), on every engine.
+try:
+    check_staff_passwords()
+except WeakStaffPassword as exc:
+    raise ImproperlyConfigured(startup_failure(exc)) from None
 
 # Interrupted checkouts are settled by every serving process by itself
 # (orders.reconcile; concurrent runs are safe), as cron would with

@@ -40,7 +40,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
     def record_view(self, sku, userid=""):
         """Record that a shopper viewed product ``sku`` now. One write, not waited for; returns None.
 
-        ``userid``: the customer's e-mail, ``"session:<key>"`` or ``""``.
+        ``userid``: the customer's e-mail, ``"guest:<HMAC of the session key>"`` or ``""``.
         The insert is unacknowledged (write concern ``w: 0``, as MongoDB
         suggests for high-volume event logging): the product page sends it
         and goes on, where an acknowledged insert made every product page

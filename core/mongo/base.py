@@ -5,10 +5,13 @@ setting) it talks to that MongoDB; without one it talks to the local
 SecantusDB server (``core.mongo.localserver``), starting it when this is the
 first process that needs it. Either way it is pymongo over the wire, with
 the shop's command counter (``core.mongo.counter``) attached to the client,
-and the compiler shim of ``core.mongo.compiler``. On the local server the
+the compiler shim of ``core.mongo.compiler`` and the escaping of
+case-insensitive exact matches (``DatabaseOperations.prep_for_iexact_query``). On the local server the
 client also watches its heartbeats: when the server is gone, the process
 starts it again (``core.mongo.revive``).
 """
+
+import re
 
 from django.conf import settings
 from django_mongodb_backend.base import DatabaseWrapper as MongoDatabaseWrapper
@@ -21,8 +24,28 @@ from .schema import DatabaseSchemaEditor
 
 
 class DatabaseOperations(MongoDatabaseOperations):
+    """django-mongodb-backend's operations, with every pattern lookup's text escaped."""
+
     # Queries are compiled by the shop's subclasses (see core/mongo/compiler.py).
     compiler_module = "core.mongo.compiler"
+
+    def prep_for_iexact_query(self, x):
+        """``x`` (any value; str() of it) as a regular expression matching exactly that text.
+
+        The one place that makes ``iexact`` safe (``email__iexact`` in Django's
+        password reset form, ``=field`` in an admin's ``search_fields``, ``__iexact``
+        in an admin URL). django-mongodb-backend 5.2.4 turns ``iexact`` into
+        ``{"$regex": "^<value>$", "$options": "i"}`` and overrides
+        ``prep_for_like_query`` with ``re.escape`` (so ``contains``, ``startswith``,
+        ``endswith`` and their ``i`` forms are escaped), but Django's base class binds
+        ``prep_for_iexact_query = prep_for_like_query`` to its own SQL LIKE escaping
+        (only ``\\ % _``): the value reached the server as a pattern, and
+        ``a.*.*.*.*!@x.co`` backtracks without end on a server whose ``$regex`` has no
+        time limit (SecantusDB evaluates it with Python's ``re``). ``re.escape`` leaves
+        only literal characters, which MongoDB's PCRE reads the same way.
+        ``tests/shop/test_regex_escaping.py`` checks every pattern lookup's ``$regex``.
+        """
+        return re.escape(str(x))
 
 
 class DatabaseWrapper(MongoDatabaseWrapper):

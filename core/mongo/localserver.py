@@ -150,7 +150,8 @@ class LocalServer:
         Raises ``LocalServerError`` with a one-line reason when they cannot.
         """
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            # Private (0700): the database's files, its log and its port are the shop's alone.
+            self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise LocalServerError(
                 f"The local database's data directory {self.data_dir} cannot be created "
@@ -158,7 +159,7 @@ class LocalServer:
         for folder in (self.data_dir, self.storage):
             probe = folder / f".write-test-{os.getpid()}"
             try:
-                folder.mkdir(exist_ok=True)
+                folder.mkdir(mode=0o700, exist_ok=True)
                 probe.write_bytes(b"")
                 probe.unlink()
             except OSError as exc:
@@ -177,7 +178,7 @@ class LocalServer:
         ``BlockingIOError`` when ``blocking`` is False and another process holds the lock.
         """
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             handle = open(self.data_dir / f"{name}.lock", "a")
         except OSError:
             self.check_writable()  # raises with the reason

@@ -22,25 +22,55 @@ def shop(chinook):
     Inventory.objects.set_stock(OTHER, 20)
 
 
-def signup(client, email="ada@example.com", password=PASSWORD):
+def post_signup(client, email="ada@example.com", password=PASSWORD):
     return client.post("/account/signup/", {"email": email, "password1": password, "password2": password})
+
+
+def confirmation_link(email="ada@example.com"):
+    """The path of the last confirmation link e-mailed to ``email``."""
+    bodies = [m.body for m in mail.outbox if m.to == [email] and "confirm" in m.subject]
+    return re.search(r"https?://[^/\s]+(/account/signup/confirm/\S+/)", bodies[-1]).group(1)
+
+
+def signup(client, email="ada@example.com", password=PASSWORD):
+    """Sign up and follow the e-mailed link with ``client``: signed in. Returns the confirmation's answer."""
+    post_signup(client, email, password)
+    return client.post(confirmation_link(email.lower()))
 
 
 def login(client, email="ada@example.com", password=PASSWORD, follow=False):
     return client.post("/account/login/", {"username": email, "password": password}, follow=follow)
 
 
-def test_sign_up_signs_in_and_shows_the_account_page(client, shop):
-    response = signup(client, email="Ada@Example.com")
-    assert response.status_code == 302 and response["Location"] == "/account/"
+def test_sign_up_confirmed_by_its_link_signs_in_and_shows_the_account_page(client, shop):
+    answer = post_signup(client, email="Ada@Example.com")
+    assert answer.status_code == 302 and answer["Location"] == "/account/signup/sent/"
     user = get_user_model().objects.get(username="ada@example.com")
-    assert user.email == "ada@example.com" and not user.is_staff
+    assert user.email == "ada@example.com" and not user.is_staff and not user.is_active
+    assert "_auth_user_id" not in client.session
+    link = confirmation_link()
+    assert client.get(link).status_code == 200 and get_user_model().objects.get().is_active is False
+    response = client.post(link)
+    assert response.status_code == 302 and response["Location"] == "/account/"
+    assert client.post(link).status_code == 400  # one use
     page = client.get("/account/").content.decode()
     assert "Signed in as ada@example.com" in page and "No orders yet" in page
 
 
+def test_sign_up_answers_the_same_for_an_address_with_an_account(shop):
+    signup(Client())
+    mail.outbox.clear()
+    new, taken = post_signup(Client(), email="bob@example.com"), post_signup(Client(), email="ADA@example.com")
+    assert (new.status_code, new["Location"]) == (taken.status_code, taken["Location"])
+    assert get_user_model().objects.count() == 2
+    (to_bob,) = [m for m in mail.outbox if m.to == ["bob@example.com"]]
+    (to_ada,) = [m for m in mail.outbox if m.to == ["ada@example.com"]]
+    assert "confirm your account" in to_bob.subject
+    assert "already have an account" in to_ada.subject and "/account/password/reset/" in to_ada.body
+    assert login(Client(), password=PASSWORD).status_code == 302  # Ada's password unchanged
+
+
 @pytest.mark.parametrize("data, error", [
-    ({"email": "ada@example.com", "password1": PASSWORD, "password2": PASSWORD}, "already exists"),
     ({"email": "bob@example.com", "password1": "short", "password2": "short"}, "too short"),
     ({"email": "bob@example.com", "password1": PASSWORD, "password2": PASSWORD + "x"}, "didn"),
     ({"email": "not-an-email", "password1": PASSWORD, "password2": PASSWORD}, "valid email"),
@@ -151,18 +181,20 @@ def test_password_change(shop):
     assert login(Client(), password=PASSWORD).status_code == 200
 
 
-def test_password_reset_by_email(shop):
+def test_password_reset_by_email(shop, settings):
+    settings.SHOP_SITE_URL = "https://shop.example"
     signup(Client())
     mail.outbox.clear()
     client = Client()
-    response = client.post("/account/password/reset/", {"email": "ada@example.com"})
+    response = client.post("/account/password/reset/", {"email": "ADA@example.com"})
     assert response["Location"] == "/account/password/reset/sent/"
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["ada@example.com"] and "new password" in message.subject
     html, mimetype = message.alternatives[0]
     assert mimetype == "text/html" and "Choose a new password" in html
-    link = re.search(r"http://testserver(/account/password/reset/\S+/)", message.body).group(1)
+    # The link's host is SHOP_SITE_URL's, whatever Host the request named.
+    link = re.search(r"https://shop\.example(/account/password/reset/\S+/)", message.body).group(1)
     form = client.get(link, follow=True)
     new = "reset-Passphrase-11"
     done = client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})

@@ -7,7 +7,6 @@ import threading
 from io import StringIO
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
@@ -18,6 +17,7 @@ from analytics.models import Event, RollupProgress
 from core import clock as shop_clock
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
+from tests.support.sales import analyst
 from tests.support.threads import run_many
 
 UTC = datetime.UTC
@@ -110,7 +110,7 @@ def test_two_staff_opening_the_stale_dashboard_at_once_roll_up_once(sales, clock
     a_new_sale()
     clock(120)
     rollups[1][0] = 0.5  # the first rollup is still running when the second page looks
-    staff = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
+    staff = analyst()
     clients = [Client(), Client()]
     for client in clients:
         client.force_login(staff)

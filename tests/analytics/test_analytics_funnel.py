@@ -5,12 +5,12 @@ meaningful ratio says why."""
 import datetime
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from analytics.funnel import funnel
 from analytics.models import Event, RollupProgress
 from catalog.models import Pricing, Product
 from core.mongo import get_collection
+from tests.support.sales import analyst
 
 UTC = datetime.UTC
 
@@ -53,7 +53,7 @@ def periods(make_tree):
 
 @pytest.fixture
 def staff_client(client):
-    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    client.force_login(analyst())
     return client
 
 

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from analytics.charts import revenue_and_units_svg, thinned_ticks
+from tests.support.sales import analyst
 
 
 def crumbs(response):
@@ -46,7 +47,9 @@ def test_the_reports_name_the_page_and_link_back_to_the_dashboard(staff_client, 
 
 @pytest.mark.parametrize("superuser", [True, False])
 def test_the_admin_index_lists_the_dashboard_and_the_reports_under_analytics(client, superuser):
-    user = get_user_model().objects.create_user("staff", password="pw", is_staff=True, is_superuser=superuser)
+    user = analyst()
+    user.is_superuser = superuser
+    user.save()
     client.force_login(user)
     html = client.get("/admin/").content.decode()
     box = re.search(r'<div class="app-analytics module.*?</table>', html, re.S).group(0)
@@ -54,6 +57,20 @@ def test_the_admin_index_lists_the_dashboard_and_the_reports_under_analytics(cli
     assert '<a href="/admin/analytics/">Sales dashboard</a>' in box
     assert '<a href="/admin/analytics/reports/">Sales reports</a>' in box
     assert ("Events" in box) is superuser  # the models only for who may see them
+
+
+def test_staff_without_the_permission_neither_see_nor_open_the_pages(client):
+    client.force_login(get_user_model().objects.create_user("clerk", password="pw", is_staff=True))
+    assert "Sales dashboard" not in client.get("/admin/").content.decode()
+    for url in ("/admin/analytics/", "/admin/analytics/reports/"):
+        assert client.get(url).status_code == 403
+    assert client.post("/admin/analytics/rollup/").status_code == 403
+
+
+def test_viewing_the_dashboard_does_not_allow_a_rollup(client):
+    client.force_login(analyst("viewer", roll_up=False))
+    assert client.get("/admin/analytics/").status_code == 200
+    assert client.post("/admin/analytics/rollup/").status_code == 403
 
 
 def test_month_labels_are_thinned_to_quarters_half_years_or_years():

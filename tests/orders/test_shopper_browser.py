@@ -46,6 +46,15 @@ def test_sign_up_add_log_out_add_log_in_check_out(browser, live_server, chinook)
     browser.get(f"{base}/account/signup/")
     fill(browser, {"email": "ada@example.com", "password1": PASSWORD, "password2": PASSWORD})
     submit(browser, "form.account-form")
+    assert "Check your e-mail" in browser.page_source
+    # The e-mailed link (its host is SHOP_SITE_URL's; the path is followed on the live server).
+    import re
+
+    from django.core import mail
+
+    link = re.search(r"https?://[^/\s]+(/account/signup/confirm/\S+/)", mail.outbox[-1].body).group(1)
+    browser.get(f"{base}{link}")
+    submit(browser, "form.account-form")
     assert "Signed in as ada@example.com" in browser.page_source
 
     add_to_cart(browser, base, "CHK-0001", 2)

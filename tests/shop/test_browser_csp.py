@@ -42,9 +42,10 @@ def test_the_policy_lets_the_shops_own_script_fetch_suggestions(browser, live_se
 
 def test_the_staff_dashboard_charts_render_under_the_policy(browser, live_server, client, sales):
     from django.conf import settings
-    from django.contrib.auth import get_user_model
 
-    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    from tests.support.sales import analyst
+
+    client.force_login(analyst())
     browser.get(f"{live_server.url}/static/shop/shop.css")  # on the site, to set its cookie
     browser.add_cookie({"name": settings.SESSION_COOKIE_NAME,
                         "value": client.cookies[settings.SESSION_COOKIE_NAME].value, "path": "/"})
@@ -63,7 +64,6 @@ def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_serve
     import datetime
 
     from django.conf import settings
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     from analytics.models import Event
@@ -79,7 +79,9 @@ def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_serve
     from core.mongo import get_collection
 
     get_collection("events").update_many({}, {"$set": {"recorded": now - datetime.timedelta(seconds=60)}})
-    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    from tests.support.sales import analyst
+
+    client.force_login(analyst())
     browser.get(f"{live_server.url}/static/shop/shop.css")  # on the site, to set its cookie
     browser.add_cookie({"name": settings.SESSION_COOKIE_NAME,
                         "value": client.cookies[settings.SESSION_COOKIE_NAME].value, "path": "/"})

@@ -135,7 +135,9 @@ def test_bad_request_page_reveals_nothing_internal(client):
 
 @pytest.mark.parametrize("path", ["/admin/analytics/", "/admin/analytics/reports/"])
 def test_staff_chart_pages_allow_inline_styles_only(client, path):
-    client.force_login(get_user_model().objects.create_user("staff", password="pw", is_staff=True))
+    from tests.support.sales import analyst
+
+    client.force_login(analyst())
     answer = client.get(path)
     assert answer.status_code == 200
     csp = {d.split()[0]: d.split()[1:] for d in answer["Content-Security-Policy"].split("; ")}

@@ -16,10 +16,19 @@ def at(*parts):
     return datetime.datetime(*parts, tzinfo=UTC)
 
 
+def analyst(username="staff", roll_up=True):
+    """A staff user who may open the sales dashboard and reports (and roll up, with ``roll_up``)."""
+    from django.contrib.auth.models import Permission
+
+    user = get_user_model().objects.create_user(username, password="pw", is_staff=True)
+    names = ["view_rollupprogress"] + (["change_rollupprogress"] if roll_up else [])
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="analytics", codename__in=names))
+    return get_user_model().objects.get(pk=user.pk)  # no cached permissions
+
+
 @pytest.fixture
 def staff_client(client):
-    user = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
-    client.force_login(user)
+    client.force_login(analyst())
     return client
 
 

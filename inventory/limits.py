@@ -1,0 +1,49 @@
+"""The per-client caps of the cart views: units of one SKU and open carts per client address.
+
+``inventory.managers.holds.ClientHolds`` keeps the counts; this module names
+them for a request (the client's address as django-axes and the rate limits
+see it, ``core.clientip``) and words the refusals. Settings:
+``CART_MAX_SKU_UNITS_PER_CLIENT`` (units of one SKU in all the carts of one
+address), ``CART_MAX_OPEN_CARTS_PER_CLIENT`` (carts one address opened),
+both counted for ``CART_TIMEOUT`` seconds after the address's last add.
+"""
+
+from django.conf import settings
+
+from core.clientip import client_ip
+
+from .managers.holds import ClientHolds, carts_key, units_key
+
+UNITS_REFUSAL = ("You already hold the most units of “{title}” one shopper may reserve ({cap}). "
+                 "They stay reserved for you until your cart expires or you check out.")
+CARTS_REFUSAL = ("Too many carts were opened from your address just now. "
+                 "Please use the cart you have, or try again later.")
+
+
+class TooManyCarts(Exception):
+    """The client's address opened ``CART_MAX_OPEN_CARTS_PER_CLIENT`` carts within ``CART_TIMEOUT``."""
+
+
+def _address(request):
+    return client_ip(request) or "unknown"
+
+
+def take_units(request, sku, qty):
+    """Count ``qty`` more units of ``sku`` for the request's client; False (nothing counted) when
+    that would pass ``CART_MAX_SKU_UNITS_PER_CLIENT``."""
+    return ClientHolds().take(units_key(_address(request), sku), qty,
+                              settings.CART_MAX_SKU_UNITS_PER_CLIENT, settings.CART_TIMEOUT)
+
+
+def give_back_units(request, sku, qty):
+    """Uncount ``qty`` units of ``sku`` for the request's client (they left its cart, or never went in)."""
+    if qty > 0:
+        ClientHolds().give_back(units_key(_address(request), sku), qty)
+
+
+def open_cart(request):
+    """Count one more open cart for the request's client; raises ``TooManyCarts`` (nothing
+    counted) over ``CART_MAX_OPEN_CARTS_PER_CLIENT``."""
+    if not ClientHolds().take(carts_key(_address(request)), 1,
+                              settings.CART_MAX_OPEN_CARTS_PER_CLIENT, settings.CART_TIMEOUT):
+        raise TooManyCarts()

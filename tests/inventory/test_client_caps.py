@@ -1,0 +1,123 @@
+"""Per-client caps of reservations (inventory/limits.py, inventory/managers/holds.py): units of one
+SKU across all the carts of one client address, and carts one address opens. A script without
+cookies (a new session and cart on every request) can no longer hold every unit of the shop."""
+
+import threading
+
+import pytest
+from django.test import Client
+
+from inventory.managers.holds import ClientHolds, units_key
+from inventory.models import Cart, Inventory
+from tests.support.inventory import assert_invariant
+from tests.support.shopper import OTHER, SKU
+
+HOARDER = "203.0.113.50"
+
+
+@pytest.fixture
+def caps(settings, chinook):
+    settings.CART_MAX_SKU_UNITS_PER_CLIENT = 12
+    settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 5
+    Inventory.objects.set_stock(SKU, 100)
+    Inventory.objects.set_stock(OTHER, 100)
+
+
+def add(client, sku=SKU, qty=1):
+    return client.post("/cart/add/", {"sku": sku, "qty": qty}, follow=True)
+
+
+def held(sku=SKU):
+    return 100 - Inventory.objects.available(sku)
+
+
+def test_cookieless_adds_stop_at_the_units_cap(caps):
+    for _ in range(4):
+        add(Client(REMOTE_ADDR=HOARDER), qty=3)  # 12 units in 4 carts
+    answer = add(Client(REMOTE_ADDR=HOARDER), qty=1)
+    assert "You already hold the most units" in answer.content.decode()
+    assert held() == 12
+    # Another SKU, and another client, are not affected.
+    assert "Added" in add(Client(REMOTE_ADDR=HOARDER), OTHER, 2).content.decode()
+    assert "Added" in add(Client(REMOTE_ADDR="192.0.2.1"), qty=5).content.decode()
+    assert held() == 17
+    assert_invariant()
+
+
+def test_one_cart_cannot_pass_the_cap_by_raising_a_line(caps):
+    shopper = Client(REMOTE_ADDR=HOARDER)
+    add(shopper, qty=10)
+    add(Client(REMOTE_ADDR=HOARDER), qty=2)
+    answer = shopper.post("/cart/update/", {"sku": SKU, "qty": 3}, follow=True)  # 10 -> 3: gives 7 back
+    assert "now holds 3" in answer.content.decode()
+    answer = shopper.post("/cart/update/", {"sku": SKU, "qty": 10}, follow=True)  # +7: 5 + 7 = 12
+    assert "now holds 10" in answer.content.decode()
+    answer = add(Client(REMOTE_ADDR=HOARDER), qty=1)
+    assert "You already hold the most units" in answer.content.decode()
+    shopper.post("/cart/remove/", {"sku": SKU})
+    assert ClientHolds().count(units_key(HOARDER, SKU)) == 2
+    assert "Added" in add(Client(REMOTE_ADDR=HOARDER), qty=10).content.decode()
+    assert held() == 12
+
+
+def test_open_carts_per_address_are_capped(caps):
+    for _ in range(5):
+        add(Client(REMOTE_ADDR=HOARDER), OTHER, 1)
+    answer = add(Client(REMOTE_ADDR=HOARDER), OTHER, 1)
+    assert "Too many carts were opened from your address" in answer.content.decode()
+    assert Cart.objects.count() == 5 and held(OTHER) == 5
+    # Nothing of the refused add stays counted: the units of SKU are all still allowed.
+    assert ClientHolds().count(units_key(HOARDER, OTHER)) == 5
+
+
+def test_the_counts_end_with_the_cart_timeout(caps, settings, monkeypatch):
+    import datetime
+
+    from core import clock
+
+    for _ in range(4):
+        add(Client(REMOTE_ADDR=HOARDER), qty=3)
+    later = clock.now() + datetime.timedelta(seconds=settings.CART_TIMEOUT + 1)
+    monkeypatch.setattr(clock, "now", lambda: later)
+    assert ClientHolds().count(units_key(HOARDER, SKU)) == 0
+
+
+def test_the_units_cap_holds_under_threads(caps, settings):
+    """16 cookieless clients from one address add 2 units each at once: exactly 12 units held."""
+    settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 100
+    clients = [Client(REMOTE_ADDR=HOARDER) for _ in range(16)]
+    barrier = threading.Barrier(len(clients))
+    answers = [None] * len(clients)
+
+    def run(number):
+        barrier.wait()
+        answers[number] = clients[number].post("/cart/add/", {"sku": SKU, "qty": 2})
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(clients))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(answer.status_code == 302 for answer in answers)
+    assert held() == 12
+    assert ClientHolds().count(units_key(HOARDER, SKU)) == 12
+    assert_invariant()
+
+
+def test_take_is_atomic_under_threads():
+    """The counting alone, 20 threads taking 1 of a cap of 7 on a new document: 7 succeed."""
+    holds = ClientHolds()
+    barrier = threading.Barrier(20)
+    results = []
+
+    def run():
+        barrier.wait()
+        results.append(holds.take("units|198.51.100.1|X", 1, 7, 60))
+
+    threads = [threading.Thread(target=run) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results.count(True) == 7
+    assert holds.count("units|198.51.100.1|X") == 7

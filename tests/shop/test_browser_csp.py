@@ -120,6 +120,7 @@ def test_the_dashboard_at_1280_pixels_with_the_chinook_sales(browser, live_serve
 def test_the_api_docs_work_offline_under_the_policy(browser, live_server, chinook):
     """Swagger UI comes from the shop's static files (no CDN), reads the OpenAPI schema and
     calls the API, with no CSP report."""
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser.get(f"{live_server.url}/api/v1/docs")
@@ -133,8 +134,11 @@ def test_the_api_docs_work_offline_under_the_policy(browser, live_server, chinoo
         lambda d: operation.find_elements("css selector", ".try-out__btn"))
     operation.find_element("css selector", ".try-out__btn").click()
     inputs = operation.find_elements("css selector", ".parameters input[type=text]")
-    inputs[0].send_keys("CHK-0001")
-    inputs[1].send_keys("details/tracks/3/title")
+    # The schema's examples fill the boxes first: replace them.
+    for box, value in zip(inputs, ("CHK-0001", "details/tracks/3/title")):
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(Keys.BACK_SPACE)
+        box.send_keys(value)
     operation.find_element("css selector", ".execute").click()
     WebDriverWait(browser, 10).until(
         lambda d: "Inject The Venom" in operation.text)

@@ -46,8 +46,14 @@ def on_starting(server):
 
     from shop.mongo import revive
     from shop.mongo.localserver import LocalServerError
-    from shop.startup import prepare_local_database, startup_failure
+    from shop.startup import PaymentsRefused, prepare_local_database, prepare_payments, startup_failure
 
+    try:
+        prepare_payments()
+    except PaymentsRefused as exc:
+        # Production on a fake payment provider, or without Stripe's keys: one line, exit 1.
+        server.log.error(f"The shop cannot start: {exc}")
+        raise SystemExit(1) from None
     try:
         prepare_local_database()
     except LocalServerError as exc:

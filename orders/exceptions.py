@@ -50,3 +50,13 @@ class PaymentInProgress(InventoryError):
     def __init__(self, cart_id):
         self.cart_id = cart_id
         super().__init__("Your payment is being confirmed.")
+
+
+class PaymentActionRequired(InventoryError):
+    """The bank asks the shopper to authenticate (3-D Secure): the page finishes it with Stripe.js
+    using ``client_secret``, then the server reads the intent again (``checkout.finish_payment``).
+    ``key`` is the payment attempt's."""
+
+    def __init__(self, key, client_secret):
+        self.key, self.client_secret = key, client_secret
+        super().__init__("Your bank asks you to confirm this payment.")

@@ -49,7 +49,7 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         moment = clock.now()
         try:
             self.collection.insert_one({
-                "_id": key, "cart_id": cart_id, "amount": amount, "status": CHARGING, "charge_id": "",
+                "_id": key, "cart_id": cart_id, "amount": amount, "status": CHARGING, "charge_id": "", "intent_id": "",
                 "order_number": "", "created_at": moment, "updated_at": moment, "recovered": False,
                 "note": "", "order": order,
             })
@@ -59,6 +59,20 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
     def get_raw(self, key):
         """The attempt's raw document (one read), or None."""
         return self.collection.find_one({"_id": key})
+
+    def set_intent(self, key, intent_id, card):
+        """Record the PaymentIntent ``intent_id`` of the charging attempt ``key`` and the card's
+        ``{brand, last4}`` (as the provider reported them) on its priced order (one conditional
+        write), *before* the intent is confirmed: recovery can then always ask the provider.
+
+        Returns True when recorded; False when the attempt is no longer ``charging`` (recovery
+        voided it: the intent must not be confirmed) or already has an intent.
+        """
+        result = self.collection.update_one(
+            {"_id": key, "status": CHARGING, "intent_id": {"$in": ["", None]}},
+            {"$set": {"intent_id": intent_id, "order.card": dict(card), "updated_at": clock.now()}},
+        )
+        return bool(result.modified_count)
 
     def _move(self, key, before, fields):
         """Set ``fields`` on attempt ``key`` if its status is in ``before``; the document after, or None."""

@@ -18,11 +18,12 @@ from inventory.views import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart
 from shop.money import display
 
 from . import pricing
-from .checkout import place_order
-from .exceptions import PaymentInProgress
+from .checkout import finish_payment, place_order
+from .exceptions import PaymentActionRequired, PaymentInProgress
 from .forms import AddressForm, CheckoutForm
 from .models import Order
 from .payments import PaymentError, get_provider
+from .stripejs import stripe_page
 from .reconcile import checkout_outcome
 
 logger = logging.getLogger(__name__)
@@ -70,15 +71,18 @@ def checkout(request):
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)
+    provider = get_provider()
     if request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(
-                current.id, get_provider(), form.card(), name=form.cleaned_data["name"],
+                current.id, provider, form.cleaned_data["stripe_token"], name=form.cleaned_data["name"],
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
             )
+        except PaymentActionRequired as action:
+            return _authenticate(request, provider, action)
         except PaymentError as error:
-            form.add_error("card_number", str(error))
+            form.add_error(None, str(error))
         except PaymentInProgress:
             return redirect("orders:checkout_status")
         except CartInactive as error:
@@ -101,9 +105,43 @@ def checkout(request):
             forget_cart(request)
             _remember_order(request, order)
             return redirect(order)
-    return render(request, "orders/checkout.html", {
+    return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
     })
+
+
+def _authenticate(request, provider, action):
+    """The 3-D Secure page: Stripe.js asks the shopper's bank, then the page posts to
+    ``checkout_confirm``, where the server reads the intent (never the browser's word)."""
+    return stripe_page(request, provider, "orders/checkout_authenticate.html",
+                       {"client_secret": action.client_secret})
+
+
+def checkout_confirm(request):
+    """``/checkout/confirm/`` (POST): back from 3-D Secure in the page. The server reads the
+    PaymentIntent (``finish_payment``): succeeded -> the order's page; declined or failed
+    authentication -> the checkout again, the cart intact; still waiting -> the 3-D Secure page."""
+    if request.method != "POST":
+        return redirect("orders:checkout")
+    cart_id = request.session.get(CART_ID)
+    if not cart_id:
+        return redirect("orders:checkout_status")
+    provider = get_provider()
+    try:
+        order = finish_payment(cart_id, provider)
+    except PaymentActionRequired as action:
+        return _authenticate(request, provider, action)
+    except PaymentError as error:
+        messages.error(request, f"{error} Nothing was charged; your cart is as you left it.")
+        return redirect("orders:checkout")
+    except PaymentInProgress:
+        return redirect("orders:checkout_status")
+    except Exception:
+        logger.exception("Confirming the payment of cart %s failed; the status page will tell the shopper.", cart_id)
+        return redirect("orders:checkout_status")
+    forget_cart(request)
+    _remember_order(request, order)
+    return redirect(order)
 
 
 def checkout_status(request):

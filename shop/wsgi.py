@@ -16,11 +16,15 @@ application = get_wsgi_application()
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
 from shop.mongo.localserver import LocalServerError  # noqa: E402
-from shop.startup import prepare_local_database, startup_failure  # noqa: E402  (needs Django set up)
+from shop.startup import PaymentsRefused, prepare_local_database, prepare_payments, startup_failure  # noqa: E402
 
 # gunicorn's master prepares the database before forking (gunicorn.conf.py's
 # on_starting); runserver and other servers prepare it here.
 if not os.environ.get("SHOP_DATABASE_PREPARED"):
+    try:
+        prepare_payments()
+    except PaymentsRefused as exc:
+        raise ImproperlyConfigured(f"The shop cannot start: {exc}") from None
     try:
         prepare_local_database()
     except LocalServerError as exc:

@@ -91,11 +91,11 @@ def test_dbserver_with_mongodb_uri_is_refused():
 CHECKOUT = """
 from inventory.models import Cart, Inventory
 from orders.checkout import place_order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 Inventory.objects.ensure_stock(["DUR-1"], 5)
 cart = Cart.objects.create_cart()
 Cart.objects.add_item(cart.id, "DUR-1", 2, {"title": "Durable", "price": 1500}, 10)
-order = place_order(cart.id, TestProvider(), Card("4242424242424242", 12, 2099, "123", "A"),
+order = place_order(cart.id, StripeProvider(), Card("4242424242424242", 12, 2099, "123", "A"),
                     "Ann Buyer", "ann@example.com")
 print(cart.id, order.number)
 """

@@ -25,7 +25,7 @@ from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModel
 from django_mongodb_backend.models import EmbeddedModel
 
 from . import ledger
-from .ledger import PaymentAttemptManager
+from .ledger import PaymentAttemptManager, PaymentEventManager
 from .managers import OrderManager
 
 
@@ -243,6 +243,8 @@ class PaymentEvent(models.Model):
     event_id = models.CharField(max_length=100, primary_key=True, db_column="_id")
     type = models.CharField(max_length=100)
     received_at = models.DateTimeField()
+
+    objects = PaymentEventManager()
 
     class Meta:
         db_table = "payment_events"

@@ -27,9 +27,6 @@ from django.conf import settings
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
-from pymongo.errors import DuplicateKeyError
-
-from shop import clock
 
 from .models import PaymentAttempt, PaymentEvent
 from .payments import get_provider, shop_id
@@ -62,15 +59,12 @@ def receive(request):
     obj = (event.get("data") or {}).get("object") or {}
     if handler is None or (obj.get("metadata") or {}).get("shop") != shop_id():
         return HttpResponse("Ignored.", content_type="text/plain")
-    try:
-        PaymentEvent.objects.collection.insert_one(
-            {"_id": event["id"], "type": event["type"], "received_at": clock.now()})
-    except DuplicateKeyError:
+    if not PaymentEvent.objects.record(event["id"], event["type"]):
         return HttpResponse("Already applied.", content_type="text/plain")
     try:
         handler(obj)
     except Exception:
-        PaymentEvent.objects.collection.delete_one({"_id": event["id"]})
+        PaymentEvent.objects.forget(event["id"])
         logger.exception("Stripe event %s (%s) not applied; Stripe will send it again.", event["id"], event["type"])
         return HttpResponse("Not applied; send it again.", status=503, content_type="text/plain")
     return HttpResponse("Applied.", content_type="text/plain")

@@ -5,8 +5,8 @@ temporary ``SHOP_LOCAL_DB_DIR``: ``manage.py`` commands, a gunicorn with two
 workers, and ``kill -9`` of the server.
 """
 
-import http.cookiejar
 import hashlib
+import http.cookiejar
 import os
 import re
 import signal

@@ -98,7 +98,7 @@ class CheckoutForm(forms.Form):
     a token (``tok_...``) in the shopper's browser, and only that token is posted.
     """
 
-    name = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"autocomplete": "cc-name"}))
+    name = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"}))
     email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email"}))
     stripe_token = forms.CharField(max_length=255, required=False, widget=forms.HiddenInput)
 

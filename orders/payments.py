@@ -183,7 +183,12 @@ class StripeProvider(PaymentProvider):
     # -- the interface -----------------------------------------------------------------
 
     def client_config(self):
-        """``{publishable_key, js_url}``: Stripe.js from js.stripe.com, or localstripe's fake one."""
+        """``{publishable_key, js_url}``: Stripe.js from js.stripe.com, or localstripe's fake one
+        (started first if it is gone, so that the page's script loads)."""
+        if self.local:
+            from .stripelocal import LocalStripe
+
+            self.api_base = LocalStripe().ensure_running()
         js_url = f"{self.api_base}/js.stripe.com/v3/" if self.local else "https://js.stripe.com/v3/"
         return {"publishable_key": self.publishable_key, "js_url": js_url}
 

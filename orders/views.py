@@ -118,11 +118,10 @@ def _authenticate(request, provider, action):
 
 
 def checkout_confirm(request):
-    """``/checkout/confirm/`` (POST): back from 3-D Secure in the page. The server reads the
-    PaymentIntent (``finish_payment``): succeeded -> the order's page; declined or failed
-    authentication -> the checkout again, the cart intact; still waiting -> the 3-D Secure page."""
-    if request.method != "POST":
-        return redirect("orders:checkout")
+    """``/checkout/confirm/``: back from 3-D Secure in the page (POST), or the status page's link
+    back to it (GET). The server reads the PaymentIntent (``finish_payment``): succeeded -> the
+    order's page; declined or failed authentication -> the checkout again, the cart intact;
+    still waiting -> the 3-D Secure page."""
     cart_id = request.session.get(CART_ID)
     if not cart_id:
         return redirect("orders:checkout_status")
@@ -167,7 +166,9 @@ def checkout_status(request):
         messages.success(request, f"Your payment went through: order {detail.number} is placed, charged once.")
         return redirect(detail)
     if outcome == "pending":
-        return render(request, "orders/checkout_status.html", {"refresh_seconds": 3})
+        waiting_for_bank = bool(detail and detail.get("intent_id") and detail["status"] == "charging")
+        return render(request, "orders/checkout_status.html",
+                      {"refresh_seconds": 3, "waiting_for_bank": waiting_for_bank})
     if outcome == "refunded":
         messages.warning(request, f"Your order could not be placed, so your payment of {display(detail['amount'])} "
                                   "was refunded in full.")

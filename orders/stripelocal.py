@@ -133,16 +133,20 @@ class LocalStripe:
         by another program, or it exits or does not answer within ``START_TIMEOUT`` s.
         """
         port = self.kept_port()
-        if port and answers(port):
+        if port and answers(port, timeout=2.0):
             return base_url(port)
         with self._lock():
             port = self.kept_port()
-            if port and answers(port):
+            if port and answers(port, timeout=2.0):
                 return base_url(port)
             if port is None:
                 port = free_port()
                 self.port_path.write_text(f"{port}\n")
             if not port_is_free(port):
+                # Something listens there: localstripe busy (it rewrites its whole state file on
+                # every change), or another program.
+                if self.pid() is not None or answers(port, timeout=15.0):
+                    return base_url(port)
                 raise LocalStripeError(
                     f"Port {port}, kept in {self.port_path} for the local Stripe, is taken by another program; "
                     f"stop it, or delete that file to choose a new port.")

@@ -24,7 +24,7 @@ def card_token(number=VISA, exp_month="12", exp_year="2039", cvc="123"):
     """A ``tok_...`` of the test card ``number``, made by the local Stripe."""
     data = urllib.parse.urlencode({"card[number]": number, "card[exp_month]": exp_month,
                                    "card[exp_year]": exp_year, "card[cvc]": cvc, "key": PUBLISHABLE_KEY}).encode()
-    with urllib.request.urlopen(f"{LocalStripe().ensure_running()}/v1/tokens", data=data, timeout=10) as response:
+    with urllib.request.urlopen(f"{LocalStripe().url()}/v1/tokens", data=data, timeout=30) as response:
         return json.load(response)["id"]
 
 

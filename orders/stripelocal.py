@@ -203,7 +203,7 @@ class LocalStripe:
     def _post(self, port, path, fields):
         data = urllib.parse.urlencode(fields, doseq=True).encode()
         request = urllib.request.Request(f"{base_url(port)}{path}", data=data, method="POST")
-        with urllib.request.urlopen(request, timeout=5) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             response.read()
 
     def _register_all(self, port):

@@ -216,7 +216,7 @@ class PaymentAttemptAdmin(admin.ModelAdmin):
     search_help_text = "Search by cart id or order number (exact)."
     ordering = ["-created_at"]
     list_per_page = 50
-    fields = ["key", "status", "cart_id", "amount_price", "charge_id", "order_number", "created_at",
+    fields = ["key", "status", "cart_id", "amount_price", "intent_id", "charge_id", "order_number", "created_at",
               "updated_at", "recovered", "note"]
     readonly_fields = fields
 

@@ -3,8 +3,10 @@
 ``card_token`` posts a test card to the local Stripe's ``/v1/tokens`` with the
 publishable key, exactly as its Stripe.js does in the page: the shop's code only
 ever receives the token. ``charges`` and ``refunded`` are the local Stripe's own
-view (its PaymentIntents of this test's shop, ``payments.shop_id()``), as its
-dashboard would show them.
+view of the PaymentIntents this test created (``track_intents``, installed for
+every test by ``tests/conftest.py``, records each id ``create_intent`` got back,
+in this process and its live server's threads), each retrieved from it: listing
+the machine's whole local Stripe would cost more with every test run before.
 """
 
 import json
@@ -28,9 +30,26 @@ def card_token(number=VISA, exp_month="12", exp_year="2039", cvc="123"):
         return json.load(response)["id"]
 
 
+CREATED = []
+
+
+def track_intents(monkeypatch):
+    """Record the id of every PaymentIntent ``StripeProvider.create_intent`` makes during the test."""
+    CREATED.clear()
+    create = StripeProvider.create_intent
+
+    def recording(self, *args, **kwargs):
+        intent, card = create(self, *args, **kwargs)
+        CREATED.append(intent.id)
+        return intent, card
+
+    monkeypatch.setattr(StripeProvider, "create_intent", recording)
+
+
 def _intents():
     provider = StripeProvider()
-    return provider, [intent for intent in provider.intents() if intent.status == "succeeded"]
+    found = [provider.retrieve(intent_id) for intent_id in dict.fromkeys(CREATED)]
+    return provider, [intent for intent in found if intent.status == "succeeded"]
 
 
 def charges():

@@ -47,8 +47,14 @@ def on_starting(server):
     from core.mongo import revive
     from core.mongo.localserver import LocalServerError
     from shop.staffpasswords import WeakStaffPassword, check_staff_passwords
-    from shop.startup import prepare_local_database, startup_failure
+    from shop.startup import PaymentsRefused, prepare_local_database, prepare_payments, startup_failure
 
+    try:
+        prepare_payments()
+    except PaymentsRefused as exc:
+        # Production on a fake payment provider, or without Stripe's keys: one line, exit 1.
+        server.log.error(f"The shop cannot start: {exc}")
+        raise SystemExit(1) from None
     try:
         prepare_local_database()
         check_staff_passwords()

@@ -68,6 +68,8 @@ class LiveShop:
             DJANGO_STATIC_ROOT=str(self.workdir / "static"), PYTHONPATH=str(BASE_DIR),
             GUNICORN_BIND=f"127.0.0.1:{self.port}", WEB_CONCURRENCY=str(workers),
             SHOP_LOCAL_DB_DIR=str(self.data_dir), SHOP_LOAD_DEMO_CATALOG="1" if demo else "0",
+            # Payments on the machine's local Stripe, on purpose (shop/startup.py refuses it otherwise).
+            SHOP_PAYMENTS_TEST_MODE="1",
         )
         self.environ.update(environ or {})
 

@@ -8,7 +8,15 @@ is recorded in the admin's history (``LogEntry``). The actions need the
 change permission; staff with only the view permission can look.
 """
 
+import uuid
+
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
@@ -17,6 +25,28 @@ from core.templatetags.money import money
 from . import fulfilment, numbers
 from .exceptions import InvalidTransition, OrderError
 from .models import Order, PaymentAttempt
+from .refunds import refund_order, refundable
+
+
+class RefundForm(forms.Form):
+    """A refund of part or all of an order: ``amount`` in cents (up to what is left), ``reason``;
+    ``request`` is the form's one-time key (a second press of this form refunds nothing)."""
+
+    amount = forms.IntegerField(label="Amount (cents)", min_value=1)
+    reason = forms.CharField(max_length=300)
+    request = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+    def __init__(self, *args, left=0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["amount"].validators.append(_at_most(left))
+        self.fields["amount"].help_text = f"At most {left} cents ({money(left)}) are left to refund."
+
+
+def _at_most(left):
+    def check(value):
+        if value > left:
+            raise forms.ValidationError(f"At most {left} cents are left to refund.")
+    return check
 
 
 @admin.register(Order)
@@ -31,8 +61,53 @@ class OrderAdmin(admin.ModelAdmin):
     list_per_page = 50
     actions = ["ship", "deliver", "cancel_and_refund"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
-              "shipping_address", "payment_details", "status_history", "cart_id"]
+              "shipping_address", "payment_details", "refund_history", "status_history", "cart_id"]
     readonly_fields = fields
+
+    def get_urls(self):
+        return [path("<path:object_id>/refund/", self.admin_site.admin_view(self.refund_view),
+                     name="orders_order_refund"), *super().get_urls()]
+
+    def refund_view(self, request, object_id):
+        """A refund of the order, full or partial, through the provider (``refunds.refund_order``).
+        Needs the change permission; a second press of one form refunds nothing more."""
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        left = refundable(order)
+        form = RefundForm(request.POST or None, left=left,
+                          initial={"amount": left, "request": uuid.uuid4().hex})
+        if request.method == "POST" and form.is_valid():
+            try:
+                done = refund_order(order.number, form.cleaned_data["amount"], form.cleaned_data["reason"],
+                                    by=request.user.get_username(), request=form.cleaned_data["request"])
+            except OrderError as error:
+                form.add_error(None, str(error))
+            else:
+                if done:
+                    self.log_change(request, order, f"refunded {done} cents: {form.cleaned_data['reason']}")
+                    self.message_user(request, f"Order {order.number}: {money(done)} refunded.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"Order {order.number}: this refund was already made; "
+                                               "nothing more was refunded.", messages.WARNING)
+                return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+        return TemplateResponse(request, "admin/orders/order/refund.html", {
+            **self.admin_site.each_context(request), "title": f"Refund order {order.number}",
+            "order": order, "form": form, "left": left, "opts": self.model._meta,
+        })
+
+    @admin.display(description="Refunds")
+    def refund_history(self, order):
+        rows = format_html_join(
+            mark_safe("<br>"), "{} UTC: {} by {} ({}){}",
+            ((entry.at.strftime("%Y-%m-%d %H:%M"), money(entry.amount), entry.by, entry.reason or "no reason",
+              "" if entry.status == "succeeded" else f" [{entry.status}]") for entry in order.refunds),
+        )
+        link = format_html('<a class="button" href="{}">Refund…</a>',
+                           reverse("admin:orders_order_refund", args=[order.pk])) if refundable(order) else ""
+        return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)
 
     def has_add_permission(self, request):
         return False  # Orders are placed at checkout.
@@ -142,7 +217,7 @@ class PaymentAttemptAdmin(admin.ModelAdmin):
     search_help_text = "Search by cart id or order number (exact)."
     ordering = ["-created_at"]
     list_per_page = 50
-    fields = ["key", "status", "cart_id", "amount_price", "charge_id", "order_number", "created_at",
+    fields = ["key", "status", "cart_id", "amount_price", "intent_id", "charge_id", "order_number", "created_at",
               "updated_at", "recovered", "note"]
     readonly_fields = fields
 

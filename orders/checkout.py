@@ -20,10 +20,10 @@ from inventory.models import Cart, Inventory
 from core import clock
 
 from . import pricing, repricing
-from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentInProgress, PricesChanged
-from .ledger import VOID, new_key
+from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentActionRequired, PaymentInProgress, PricesChanged
+from .ledger import CHARGING, VOID, new_key
 from .models import Order, PaymentAttempt
-from .payments import PaymentError
+from .payments import Intent, PaymentDeclined, PaymentError, shop_id
 from .signals import order_placed
 
 logger = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, card, name, email, address, user_id, session_key, weights):
+def _priced_order(cart, name, email, address, user_id, session_key, weights):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``weights``
@@ -105,22 +105,23 @@ def _priced_order(cart, card, name, email, address, user_id, session_key, weight
         "lines": [{**line, "weight": weights.get(line["sku"], 0)} for line in lines],
         "address": dict(address) if address else None,
         "subtotal": figures.subtotal, "shipping": figures.shipping, "tax": figures.tax,
-        "total": figures.total, "card": {"brand": card.brand, "last4": card.last4},
+        "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
         "session_key": session_key or "",
     }
     return order, figures.total
 
 
-def place_order(cart_id, provider, card, name, email, address=None, user_id="", session_key="",
+def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
                 confirmed_total=None):
-    """Check out cart ``cart_id`` and write its order; returns the ``Order`` (status ``paid``).
+    """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
+    (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
-    ``card`` is a ``payments.Card``; ``address`` a dict of ``Address``'s
-    fields (or None); ``user_id`` the shopper's account id ("" for a guest);
-    ``confirmed_total`` the total in cents the shopper was shown and paid
-    (None: the cart's own prices stand for what was shown).
-    The "Inventory Management" use case ``checkout``, with a payment ledger so that no crash keeps money
-    without an order (docs/operations.md, "Checkout and payment recovery"):
+    ``token`` is what Stripe.js made of the card in the shopper's browser (``tok_...``):
+    the shop never sees the card. ``address`` a dict of ``Address``'s fields (or None);
+    ``user_id`` the shopper's account id ("" for a guest); ``confirmed_total`` the total in
+    cents the shopper was shown and paid (None: the cart's own prices stand for what was
+    shown). The "Inventory Management" use case ``checkout``, with a
+    payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
        compared with the reservations (2 round trips).
@@ -132,35 +133,32 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
        and the attempt recorded in the ledger with its total,
        status ``charging`` (``PaymentAttempt.objects.begin``, one write),
        *before* the provider is called.
-    3. ``provider.charge(total, card, reference=cart_id, idempotency_key=key)``.
-       A decline (``PaymentError``) marks the attempt declined and unlocks
-       the cart (reservations intact), and is re-raised. Any other failure
-       leaves the attempt ``charging``: ``reconcile_payments`` asks the
-       provider and finishes or voids it.
-    4. The attempt becomes ``charged`` (one conditional write). Should
-       recovery have taken the attempt over meanwhile (a checkout stalled past
-       ``PAYMENT_RECOVERY_AFTER``), the charge is refunded if recovery voided
-       it, and ``PaymentInProgress`` is raised otherwise.
-    5. ``complete_attempt``: the order (keyed by the attempt), the cart
-       complete, the reservations released, the attempt completed (5 round
-       trips), then ``order_placed``.
+    3. ``provider.create_intent``: the PaymentIntent, not confirmed, its
+       metadata naming the shop, the attempt and the cart.
+    4. ``PaymentAttempt.objects.set_intent``: the intent's id in the ledger
+       (one conditional write) *before* it is confirmed; refused when
+       recovery voided the attempt meanwhile (``AttemptFenced``, nothing charged).
+    5. ``provider.confirm`` with the key as ``Idempotency-Key``. A decline
+       marks the attempt declined and unlocks the cart (reservations intact)
+       and is re-raised. Any other failure leaves the attempt ``charging``:
+       ``reconcile_payments`` asks Stripe and finishes or cancels it.
+    6. ``settle_intent``: ``succeeded`` places the order; ``requires_action``
+       raises ``PaymentActionRequired`` (the page runs 3-D Secure, then
+       ``finish_payment`` reads the intent again on the server).
 
     A price changed after the read is not seen by this checkout: what it
     read is what the shopper confirmed, and the ledger's amount, the charge
     and the order's total are all that one total.
 
-    10 round trips whatever the number of lines (12 when prices changed). Because the cart lock admits
-    one checkout, a double submit yields exactly one order and one charge:
-    the second gets ``PaymentInProgress`` (its page shows the first's
-    order). Raises ``CartInactive`` (inventory.exceptions), ``EmptyCart``,
-    ``CartChanged``, ``PricesChanged``, ``AttemptFenced``, ``PaymentInProgress``
+    Raises ``CartInactive`` (inventory.exceptions), ``EmptyCart``, ``CartChanged``,
+    ``PricesChanged``, ``AttemptFenced``, ``PaymentInProgress``, ``PaymentActionRequired``
     (orders.exceptions) and the provider's ``PaymentError``.
     """
     key = new_key()
     cart = lock_cart(cart_id, key)
     try:
         cart, changes, weights = _reread_prices(cart)
-        order, total = _priced_order(cart, card, name, email, address, user_id, session_key, weights)
+        order, total = _priced_order(cart, name, email, address, user_id, session_key, weights)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         PaymentAttempt.objects.begin(key, cart_id, total, order)
@@ -169,15 +167,67 @@ def place_order(cart_id, provider, card, name, email, address=None, user_id="", 
     except Exception:
         Cart.objects.unlock_checkout(cart_id, key)
         raise
+    metadata = {"shop": shop_id(), "attempt": key, "cart": cart_id}
     try:
-        charge_id = provider.charge(total, card, reference=cart_id, idempotency_key=key)
+        intent, card = provider.create_intent(total, token, name, email, metadata, idempotency_key=key)
     except PaymentError as error:
-        PaymentAttempt.objects.mark_declined(key, str(error))
-        Cart.objects.unlock_checkout(cart_id, key)
+        _declined(key, cart_id, error)
         raise
-    if not PaymentAttempt.objects.mark_charged(key, charge_id):
-        _taken_over(key, provider, charge_id, cart_id)
-    return complete_attempt(key, cart_id, order, charge_id)
+    if not PaymentAttempt.objects.set_intent(key, intent.id, card):
+        raise AttemptFenced()
+    order["card"] = card
+    try:
+        intent = provider.confirm(intent.id, idempotency_key=key)
+    except PaymentError as error:
+        _declined(key, cart_id, error)
+        raise
+    return settle_intent(key, cart_id, order, intent, provider)
+
+
+def _declined(key, cart_id, error):
+    """The provider refused attempt ``key``: declined, and the cart back to the shopper."""
+    PaymentAttempt.objects.mark_declined(key, str(error))
+    Cart.objects.unlock_checkout(cart_id, key)
+
+
+def settle_intent(key, cart_id, order, intent, provider):
+    """What the checkout does with the intent of attempt ``key`` as the server just read it.
+
+    ``succeeded``: the attempt becomes ``charged`` (one conditional write) and the order is
+    placed (``complete_attempt``); should recovery have taken the attempt over meanwhile,
+    ``PaymentInProgress`` (it places the order). ``requires_action`` or ``processing``:
+    ``PaymentActionRequired`` with the client secret for the page. Anything else (the bank
+    refused, 3-D Secure failed): the intent is cancelled, so it can never succeed later, the
+    attempt declined, the cart unlocked, and ``PaymentDeclined`` raised.
+    """
+    if intent.status == Intent.SUCCEEDED:
+        if not PaymentAttempt.objects.mark_charged(key, intent.id):
+            _taken_over(key, provider, intent.id, cart_id)
+        return complete_attempt(key, cart_id, order, intent.id)
+    if intent.status in (Intent.REQUIRES_ACTION, Intent.PROCESSING):
+        raise PaymentActionRequired(key, intent.client_secret)
+    cancelled = provider.cancel(intent.id)
+    if cancelled.status == Intent.SUCCEEDED:  # it succeeded after all, just now
+        return settle_intent(key, cart_id, order, cancelled, provider)
+    error = PaymentDeclined(intent.error or "Your card was declined.")
+    _declined(key, cart_id, error)
+    raise error
+
+
+def finish_payment(cart_id, provider):
+    """The shopper's page came back from 3-D Secure: read the intent of the cart's attempt on
+    the server and settle it (``settle_intent``). Returns the ``Order``.
+
+    Never on the browser's word: only an intent Stripe reports ``succeeded`` places the
+    order. Raises ``PaymentActionRequired`` (not finished yet), ``PaymentDeclined``
+    (authentication failed: the cart is the shopper's again), ``PaymentInProgress`` (no
+    attempt waiting: another tab or recovery settled it; the status page tells).
+    """
+    attempt = PaymentAttempt.objects.latest_for_cart(cart_id)
+    if attempt is None or attempt["status"] != CHARGING or not attempt.get("intent_id"):
+        raise PaymentInProgress(cart_id)
+    intent = provider.retrieve(attempt["intent_id"])
+    return settle_intent(attempt["_id"], cart_id, attempt["order"], intent, provider)
 
 
 def _taken_over(key, provider, charge_id, cart_id):
@@ -189,7 +239,7 @@ def _taken_over(key, provider, charge_id, cart_id):
     """
     attempt = PaymentAttempt.objects.get_raw(key)
     if attempt is not None and attempt["status"] == VOID:
-        provider.refund(charge_id)
+        provider.refund(charge_id, idempotency_key=f"{key}-refund")
         logger.warning("Payment %s charged after recovery voided it: charge %s refunded.", key, charge_id)
         raise AttemptFenced()
     raise PaymentInProgress(cart_id)
@@ -231,7 +281,7 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
         **{field: order[field] for field in ("user_id", "name", "email", "lines", "address",
                                              "subtotal", "shipping", "tax", "total")},
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
-        "history": history, "restocked": False,
+        "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }
     try:
         placed = Order.objects.insert_order(document)

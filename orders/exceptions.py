@@ -66,3 +66,13 @@ class PricesChanged(InventoryError):
         self.changes, self.total = list(changes), total
         what = "Prices in your cart have changed" if self.changes else "Your cart's total has changed"
         super().__init__(f"{what}. Nothing was charged: check the new total and pay again to confirm.")
+
+
+class PaymentActionRequired(InventoryError):
+    """The bank asks the shopper to authenticate (3-D Secure): the page finishes it with Stripe.js
+    using ``client_secret``, then the server reads the intent again (``checkout.finish_payment``).
+    ``key`` is the payment attempt's."""
+
+    def __init__(self, key, client_secret):
+        self.key, self.client_secret = key, client_secret
+        super().__init__("Your bank asks you to confirm this payment.")

@@ -1,6 +1,7 @@
-"""The checkout's forms: the card (``CheckoutForm``) and the shipping address (``AddressForm``).
+"""The checkout's forms: the contact and Stripe.js token (``CheckoutForm``) and the shipping
+address (``AddressForm``).
 
-Card: the number passes python-stdnum's Luhn check, the expiry is not past.
+No card number, expiry or CVC is a field here: the card stays in Stripe's fields.
 Address: required fields, a country list, postcode checks. Countries come from django-countries (ISO 3166-1, sorted by name). The
 postcode is checked with django-localflavor's form field for the countries
 it covers (``POSTCODE_FIELDS``) and normalized as that field does (``sw1a
@@ -8,16 +9,11 @@ it covers (``POSTCODE_FIELDS``) and normalized as that field does (``sw1a
 in every field: an address is printed on parcels and e-mails, never markup.
 """
 
-import datetime
 import re
 
 from django import forms
-from django.utils import timezone
 from django.utils.module_loading import import_string
 from django_countries import countries
-from stdnum import luhn
-
-from .payments import Card
 
 # Country code -> django-localflavor postcode form field (dotted path).
 POSTCODE_FIELDS = {
@@ -95,68 +91,19 @@ class AddressForm(forms.Form):
                 ("name", "line1", "line2", "city", "postcode", "country")}
 
 
-_EXPIRY = re.compile(r"^\s*(\d{1,2})\s*/\s*(\d{2}|\d{4})\s*$")
-
-
 class CheckoutForm(forms.Form):
-    """Name, e-mail and card details; ``card()`` gives the ``payments.Card`` once valid.
+    """Name and e-mail, and the Stripe.js token of the card (``stripe_token``, a hidden field).
 
-    The card number is checked with python-stdnum's Luhn check (``luhn``)
-    after spaces and dashes are dropped; expiry is ``MM/YY`` (or ``MM/YYYY``)
-    and not past; the CVC is 3 or 4 digits.
+    The card itself never reaches the shop: Stripe's fields in the page turn it into
+    a token (``tok_...``) in the shopper's browser, and only that token is posted.
     """
 
-    name = forms.CharField(max_length=200)
-    email = forms.EmailField()
-    card_number = forms.CharField(max_length=30, widget=forms.TextInput(attrs={"autocomplete": "cc-number", "inputmode": "numeric"}))
-    expiry = forms.CharField(max_length=7, help_text="MM/YY", widget=forms.TextInput(attrs={"autocomplete": "cc-exp", "placeholder": "MM/YY"}))
-    cvc = forms.CharField(label="CVC", max_length=4, widget=forms.TextInput(attrs={"autocomplete": "cc-csc", "inputmode": "numeric"}))
+    name = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"}))
+    email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    stripe_token = forms.CharField(max_length=255, required=False, widget=forms.HiddenInput)
 
-    def clean_card_number(self):
-        number = re.sub(r"[\s-]", "", self.cleaned_data["card_number"])
-        if not number.isdigit() or not 12 <= len(number) <= 19 or not luhn.is_valid(number):
-            raise forms.ValidationError("Enter a valid card number.")
-        return number
-
-    def clean_expiry(self):
-        match = _EXPIRY.match(self.cleaned_data["expiry"])
-        if not match:
-            raise forms.ValidationError("Enter the expiry as MM/YY.")
-        month, year = int(match.group(1)), int(match.group(2))
-        if year < 100:
-            year += 2000
-        if not 1 <= month <= 12:
-            raise forms.ValidationError("Enter a month from 01 to 12.")
-        today = timezone.now().date()
-        if (year, month) < (today.year, today.month):
-            raise forms.ValidationError("This card has expired.")
-        if year > today.year + 20:
-            raise forms.ValidationError("Enter a valid expiry year.")
-        return datetime.date(year, month, 1)
-
-    def clean_cvc(self):
-        cvc = self.cleaned_data["cvc"].strip()
-        if not re.fullmatch(r"\d{3,4}", cvc):
-            raise forms.ValidationError("Enter the 3 or 4 digits on the back of the card.")
-        return cvc
-
-    def card(self):
-        """The validated card as a ``payments.Card``."""
-        data = self.cleaned_data
-        return Card(number=data["card_number"], exp_month=data["expiry"].month,
-                    exp_year=data["expiry"].year, cvc=data["cvc"], name=data["name"])
-
-
-class PriceConfirmationForm(forms.Form):
-    """The total (cents) the checkout page showed when the shopper pressed Pay: a hidden field
-    the page renders from its own figures (``orders/_price_check.html``).
-
-    ``confirmed_total()`` is the value once valid, or None (absent or not a
-    whole number of cents: checkout then holds the cart's own prices as shown).
-    """
-
-    confirmed_total = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
-
-    def confirmed(self):
-        """The confirmed total in cents, or None."""
-        return self.cleaned_data.get("confirmed_total") if self.is_valid() else None
+    def clean_stripe_token(self):
+        token = self.cleaned_data["stripe_token"].strip()
+        if not re.fullmatch(r"tok_[A-Za-z0-9_]{1,250}", token):
+            raise forms.ValidationError("Enter your card details in the card field.")
+        return token

@@ -12,7 +12,6 @@ from inventory.models import Inventory
 from .emails import send_shipping_notice
 from .exceptions import InvalidTransition, OrderError
 from .models import Order
-from .payments import PaymentError, get_provider
 from .signals import order_status_changed
 
 logger = logging.getLogger(__name__)
@@ -56,8 +55,8 @@ def cancel(number, note="", provider=None):
     2. ``Inventory.objects.return_units`` puts the lines' units back (one
        ``bulk_write``), then ``Order.objects.mark_restocked`` records it, so
        ``check_inventory`` no longer counts them as sold.
-    3. ``provider.refund(reference)`` (default ``get_provider()``), then
-       cancelled -> refunded. A provider error leaves the order cancelled
+    3. What is left of the payment is refunded (``refunds.refund_order``, default
+       provider ``get_provider()``), then cancelled -> refunded. A provider error leaves the order cancelled
        (stock returned) and raises ``OrderError``; ``refund`` retries it.
 
     Returns the Order (``refunded``).
@@ -83,9 +82,9 @@ def refund(number, provider=None):
         raise OrderError(f"No order {number}.")
     if order.status != Order.CANCELLED:
         raise InvalidTransition(number, order.status, Order.REFUNDED)
-    provider = provider or get_provider()
-    try:
-        provider.refund(order.payment.reference)
-    except PaymentError as error:
-        raise OrderError(f"Order {number} is cancelled but the refund failed: {error}") from error
+    from .refunds import refund_order, refundable
+
+    if refundable(order):
+        # One key per order: a second cancel (or a retry after a failure) refunds nothing more.
+        refund_order(number, None, "order cancelled", by="cancel", request=f"cancel-{number}", provider=provider)
     return _changed(Order.objects.transition(number, Order.REFUNDED, f"refunded {order.payment.reference}"))

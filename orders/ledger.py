@@ -49,7 +49,7 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         moment = clock.now()
         document = {
             "_id": key, "cart_id": cart_id, "amount": amount, "status": CHARGING, "charge_id": "",
-            "order_number": "", "created_at": moment, "updated_at": moment, "recovered": False,
+            "intent_id": "", "order_number": "", "created_at": moment, "updated_at": moment, "recovered": False,
             "note": "", "order": order,
         }
         # A dropped connection: the insert is ours when the key holds this very attempt.
@@ -63,6 +63,20 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
     def get_raw(self, key):
         """The attempt's raw document (one read), or None."""
         return self.collection.find_one({"_id": key})
+
+    def set_intent(self, key, intent_id, card):
+        """Record the PaymentIntent ``intent_id`` of the charging attempt ``key`` and the card's
+        ``{brand, last4}`` (as the provider reported them) on its priced order (one conditional
+        write), *before* the intent is confirmed: recovery can then always ask the provider.
+
+        Returns True when recorded; False when the attempt is no longer ``charging`` (recovery
+        voided it: the intent must not be confirmed) or already has an intent.
+        """
+        result = self.collection.update_one(
+            {"_id": key, "status": CHARGING, "intent_id": {"$in": ["", None]}},
+            {"$set": {"intent_id": intent_id, "order.card": dict(card), "updated_at": clock.now()}},
+        )
+        return bool(result.modified_count)
 
     def _move(self, key, before, fields):
         """Set ``fields`` on attempt ``key`` if its status is in ``before``; the document after, or None.
@@ -159,3 +173,20 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         if not isinstance(cart_id, str) or not cart_id:
             return None
         return self.collection.find_one({"cart_id": cart_id}, sort=[("created_at", -1)])
+
+
+class PaymentEventManager(MongoCollectionMixin, models.Manager):
+    """The Stripe webhook events applied (``payment_events``, ``_id`` the event's id)."""
+
+    def record(self, event_id, event_type):
+        """Record event ``event_id`` before it is applied (one write). True the first time; False
+        when it is recorded already (a replay, or Stripe sending it again): apply nothing then."""
+        try:
+            self.collection.insert_one({"_id": event_id, "type": event_type, "received_at": clock.now()})
+        except DuplicateKeyError:
+            return False
+        return True
+
+    def forget(self, event_id):
+        """Drop event ``event_id``: applying it failed, so that Stripe's next try applies it (one write)."""
+        self.collection.delete_one({"_id": event_id})

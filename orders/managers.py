@@ -175,3 +175,45 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 {"$set": {"restocked": True}},
             ).modified_count,
             lambda: self.collection.find_one({"number": number, "restocked": True}, {"_id": 1}) is not None))
+
+    # -- refunds (orders.refunds) ------------------------------------------------------
+
+    def reserve_refund(self, number, request, amount, by, reason, most):
+        """Record a pending refund of ``amount`` cents on order ``number`` for the admin form
+        ``request`` (one conditional write): only if that request is not on the order yet and
+        ``refunded`` stays within ``most`` cents. True when recorded (this press refunds)."""
+        result = self.collection.update_one(
+            {"number": number, "refunds.request": {"$ne": request}, "refunded": {"$not": {"$gt": most - amount}}},
+            {"$push": {"refunds": {"request": request, "refund_id": "", "amount": amount, "by": by,
+                                   "at": clock.now(), "reason": reason, "status": "pending"}},
+             "$inc": {"refunded": amount}},
+        )
+        return bool(result.modified_count)
+
+    def confirm_refund(self, number, request, refund_id):
+        """The pending refund ``request`` of order ``number`` went through as Stripe's ``refund_id``
+        (one write, positional ``$`` with ``update_one``: SecantusDB refuses it in findAndModify)."""
+        self.collection.update_one(
+            {"number": number, "refunds.request": request},
+            {"$set": {"refunds.$.refund_id": refund_id, "refunds.$.status": "succeeded"}},
+        )
+
+    def drop_refund(self, number, request, amount):
+        """Take back the pending refund ``request`` Stripe refused (one conditional write)."""
+        self.collection.update_one(
+            {"number": number, "refunds": {"$elemMatch": {"request": request, "status": "pending"}}},
+            {"$pull": {"refunds": {"request": request}}, "$inc": {"refunded": -amount}},
+        )
+
+    def add_provider_refund(self, reference, refund_id, amount, reason):
+        """Record Stripe's refund ``refund_id`` (made outside the admin) on the order paid by
+        ``reference``, unless it is recorded already or an admin refund is pending (one
+        conditional write). True when added."""
+        result = self.collection.update_one(
+            {"payment.reference": reference, "refunds.refund_id": {"$ne": refund_id},
+             "refunds.request": {"$ne": refund_id}, "refunds.status": {"$ne": "pending"}},
+            {"$push": {"refunds": {"request": refund_id, "refund_id": refund_id, "amount": amount, "by": "stripe",
+                                   "at": clock.now(), "reason": reason, "status": "succeeded"}},
+             "$inc": {"refunded": amount}},
+        )
+        return bool(result.modified_count)

@@ -8,7 +8,9 @@ One document per order in ``orders``::
      subtotal, shipping, tax, total,                       # cents
      payment: {reference, brand, last4},                   # never the card number
      history: [{status, at, note}],
-     restocked}                                            # a cancellation's units went back
+     restocked,                                            # a cancellation's units went back
+     refunds: [{request, refund_id, amount, by, at, reason, status}],
+     refunded}                                             # cents given back so far
 
 The order number comes from a counter document (``counters``, ``_id:
 "order_number"``) incremented atomically (``numbers.py``). Change orders
@@ -23,7 +25,7 @@ from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModel
 from django_mongodb_backend.models import EmbeddedModel
 
 from . import ledger
-from .ledger import PaymentAttemptManager
+from .ledger import PaymentAttemptManager, PaymentEventManager
 from .managers import OrderManager
 
 
@@ -94,6 +96,21 @@ class Payment(EmbeddedModel):
         return f"{self.brand} ending {self.last4} ({self.reference})"
 
 
+class RefundRecord(EmbeddedModel):
+    """Money given back on an order: ``amount`` cents, by whom (``by``: a staff username, or
+    "stripe" for a refund made in Stripe's dashboard), ``at`` (UTC), ``reason``; ``request`` the
+    admin form's one-time key (a second press of that form refunds nothing), ``refund_id``
+    Stripe's refund, ``status`` "pending" until Stripe answered, then "succeeded"."""
+
+    request = models.CharField(max_length=64)
+    refund_id = models.CharField(max_length=100, blank=True, default="")
+    amount = models.PositiveIntegerField(help_text="cents")
+    by = models.CharField(max_length=150)
+    at = models.DateTimeField()
+    reason = models.CharField(max_length=300, blank=True, default="")
+    status = models.CharField(max_length=20, default="pending")
+
+
 class StatusChange(EmbeddedModel):
     """One entry of an order's history: it became ``status`` at ``at`` (UTC); ``note`` says why."""
 
@@ -139,6 +156,8 @@ class Order(models.Model):
     payment = EmbeddedModelField(Payment, null=True, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)
     restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
+    refunds = EmbeddedModelArrayField(RefundRecord, default=list, blank=True)
+    refunded = models.PositiveIntegerField(default=0, help_text="cents refunded so far (refunds.amount summed)")
 
     objects = OrderManager()
 
@@ -175,7 +194,8 @@ class PaymentAttempt(models.Model):
     checkout priced it (lines, totals, customer, address, card brand and last
     4, never the card number), so that recovery can place it. ``status``:
 
-    * ``charging``: recorded, the provider is (or was) being called;
+    * ``charging``: recorded, the provider is (or was) being called; ``intent_id`` is the
+      PaymentIntent, recorded before it is confirmed;
     * ``charged``: the provider took the money (``charge_id``);
     * ``completed``: the order ``order_number`` is placed, the cart complete;
     * ``declined``: the provider refused; nothing was charged;
@@ -192,6 +212,7 @@ class PaymentAttempt(models.Model):
 
     key = models.CharField("idempotency key", max_length=64, primary_key=True, db_column="_id")
     cart_id = models.CharField(max_length=64)
+    intent_id = models.CharField("PaymentIntent", max_length=100, blank=True, default="")
     amount = models.PositiveIntegerField(default=0, help_text="cents")
     status = models.CharField(max_length=20, choices=STATUS_CHOICES)
     charge_id = models.CharField(max_length=100, blank=True, default="")
@@ -213,3 +234,20 @@ class PaymentAttempt(models.Model):
 
     def __str__(self):
         return f"Payment {self.key} ({self.status})"
+
+
+class PaymentEvent(models.Model):
+    """A Stripe webhook event applied (``payment_events``): its ``_id`` is the event's id, so
+    a replayed or re-sent event is applied at most once (``orders.webhooks``)."""
+
+    event_id = models.CharField(max_length=100, primary_key=True, db_column="_id")
+    type = models.CharField(max_length=100)
+    received_at = models.DateTimeField()
+
+    objects = PaymentEventManager()
+
+    class Meta:
+        db_table = "payment_events"
+
+    def __str__(self):
+        return f"{self.type} {self.event_id}"

@@ -7,13 +7,18 @@ was locked leaves a *pending* cart, and perhaps a payment attempt
 process: ``start_background``) settles each one older than
 ``PAYMENT_RECOVERY_AFTER`` seconds, and never does two things to one:
 
-* charged (the attempt says so, or the provider answers the look-up by
-  idempotency key) and the cart still held for the attempt, or the order
-  already written: the order is finished (``checkout.complete_attempt``);
+* charged (the attempt says so, or its PaymentIntent, retrieved from
+  Stripe, ``succeeded``) and the cart still held for the attempt, or the
+  order already written: the order is finished (``checkout.complete_attempt``);
 * charged but the cart no longer held and no order: the charge is refunded;
-* not charged: the attempt is voided (which also fences a checkout still
-  running with that key) and the cart unlocked back to the shopper, its
-  units still reserved (``expire_carts`` returns them if it stays idle);
+* not charged: the intent is cancelled at Stripe (so it can never succeed
+  later; a cancel refused because it succeeded meanwhile finishes the
+  order instead), the attempt voided (which also fences a checkout still
+  running with that key: it may no longer record or confirm an intent) and
+  the cart unlocked back to the shopper, its units still reserved
+  (``expire_carts`` returns them if it stays idle). An attempt that never
+  recorded an intent was never confirmed: it is voided. An intent waiting
+  for 3-D Secure is left to the shopper for ``PAYMENT_ACTION_TIMEOUT``;
 * a pending cart whose attempt was never recorded: the key is voided (the
   fence) and the cart unlocked.
 
@@ -34,7 +39,7 @@ from core import clock
 from .checkout import complete_attempt, order_id
 from .ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
 from .models import Order, PaymentAttempt
-from .payments import get_provider
+from .payments import Intent, get_provider
 
 logger = logging.getLogger(__name__)
 
@@ -83,19 +88,37 @@ def _settle_cart(cart_id, key):
     return None
 
 
-def settle_attempt(key, provider):
-    """Settle the unfinished attempt ``key``: "finished", "refunded", "voided" or None (someone
-    else holds it, or it is finished). See the module docstring for the rules."""
+def settle_attempt(key, provider, wait_for_action=True):
+    """Settle the unfinished attempt ``key`` by asking the provider about its PaymentIntent:
+    "finished", "refunded", "voided" or None (someone else holds it, it is finished, or its
+    intent is still in the shopper's hands). See the module docstring for the rules.
+
+    ``wait_for_action``: an intent waiting for 3-D Secure is left alone until
+    ``PAYMENT_ACTION_TIMEOUT`` seconds after the attempt began (the shopper may still be
+    authenticating); after that, or with False, it is cancelled like any unpaid intent.
+    """
     attempt = PaymentAttempt.objects.claim(key, LEASE_SECONDS)
     if attempt is None:
         return None
     try:
         charge_id = attempt["charge_id"]
         if attempt["status"] != CHARGED:
-            charge = provider.lookup(key)
-            if charge is None:
+            intent_id = attempt.get("intent_id") or ""
+            if not intent_id:
+                # No intent recorded: none was ever confirmed (checkout confirms only a recorded one).
                 return _void(attempt)
-            charge_id = charge["id"]
+            intent = provider.retrieve(intent_id)
+            if intent.status == Intent.PROCESSING:
+                return None
+            if intent.status == Intent.REQUIRES_ACTION and wait_for_action:
+                age = (clock.now() - clock.aware(attempt["created_at"])).total_seconds()
+                if age < settings.PAYMENT_ACTION_TIMEOUT:
+                    return None
+            if intent.status != Intent.SUCCEEDED:
+                intent = provider.cancel(intent_id)  # an unpaid intent can never succeed after this
+            if intent.status != Intent.SUCCEEDED:
+                return _void(attempt)
+            charge_id = intent.id
         cart_id = attempt["cart_id"]
         placed = Order.objects.get_by_cart(cart_id)
         if (placed is not None and placed.pk == order_id(key)) or (
@@ -104,7 +127,7 @@ def settle_attempt(key, provider):
                              note="Placed by reconcile_payments after the checkout was interrupted.")
             logger.warning("Payment %s: order of cart %s finished by recovery.", key, cart_id)
             return "finished"
-        provider.refund(charge_id)
+        provider.refund(charge_id, idempotency_key=f"{key}-refund")
         PaymentAttempt.objects.mark_refunded(
             key, charge_id, "Refunded by reconcile_payments: the cart was no longer held for this payment.")
         logger.warning("Payment %s: charge %s refunded by recovery (cart %s not held).", key, charge_id, cart_id)

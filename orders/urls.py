@@ -2,11 +2,13 @@ from django.urls import path
 
 from core.throttle import throttled
 
-from . import views
+from . import views, webhooks
 
 app_name = "orders"
 urlpatterns = [
     path("checkout/", throttled("checkout")(views.checkout), name="checkout"),
     path("checkout/status/", views.checkout_status, name="checkout_status"),
+    path("checkout/confirm/", views.checkout_confirm, name="checkout_confirm"),
+    path("stripe/webhook/", webhooks.receive, name="stripe_webhook"),
     path("order/<str:number>/", views.order, name="order"),
 ]

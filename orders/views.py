@@ -18,11 +18,12 @@ from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_ca
 from core.money import display
 
 from . import repricing
-from .checkout import place_order
-from .exceptions import PaymentInProgress, PricesChanged
+from .checkout import finish_payment, place_order
+from .exceptions import PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
+from .stripejs import stripe_page
 from .reconcile import checkout_outcome
 
 logger = logging.getLogger(__name__)
@@ -75,18 +76,21 @@ def checkout(request):
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)
+    provider = get_provider()
     if request.method == "POST" and changes:
         messages.warning(request, str(PricesChanged(changes, figures.total)))
     elif request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(
-                current.id, get_provider(), form.card(), name=form.cleaned_data["name"],
+                current.id, provider, form.cleaned_data["stripe_token"], name=form.cleaned_data["name"],
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
             )
+        except PaymentActionRequired as action:
+            return _authenticate(request, provider, action)
         except PaymentError as error:
-            form.add_error("card_number", str(error))
+            form.add_error(None, str(error))
         except PaymentInProgress:
             return redirect("orders:checkout_status")
         except PricesChanged as refused:
@@ -115,10 +119,43 @@ def checkout(request):
             forget_cart(request)
             _remember_order(request, order)
             return redirect(order)
-    return render(request, "orders/checkout.html", {
+    return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
         "price_changes": changes,
     })
+
+
+def _authenticate(request, provider, action):
+    """The 3-D Secure page: Stripe.js asks the shopper's bank, then the page posts to
+    ``checkout_confirm``, where the server reads the intent (never the browser's word)."""
+    return stripe_page(request, provider, "orders/checkout_authenticate.html",
+                       {"client_secret": action.client_secret})
+
+
+def checkout_confirm(request):
+    """``/checkout/confirm/``: back from 3-D Secure in the page (POST), or the status page's link
+    back to it (GET). The server reads the PaymentIntent (``finish_payment``): succeeded -> the
+    order's page; declined or failed authentication -> the checkout again, the cart intact;
+    still waiting -> the 3-D Secure page."""
+    cart_id = request.session.get(CART_ID)
+    if not cart_id:
+        return redirect("orders:checkout_status")
+    provider = get_provider()
+    try:
+        order = finish_payment(cart_id, provider)
+    except PaymentActionRequired as action:
+        return _authenticate(request, provider, action)
+    except PaymentError as error:
+        messages.error(request, f"{error} Nothing was charged; your cart is as you left it.")
+        return redirect("orders:checkout")
+    except PaymentInProgress:
+        return redirect("orders:checkout_status")
+    except Exception:
+        logger.exception("Confirming the payment of cart %s failed; the status page will tell the shopper.", cart_id)
+        return redirect("orders:checkout_status")
+    forget_cart(request)
+    _remember_order(request, order)
+    return redirect(order)
 
 
 def checkout_status(request):
@@ -144,7 +181,9 @@ def checkout_status(request):
         messages.success(request, f"Your payment went through: order {detail.number} is placed, charged once.")
         return redirect(detail)
     if outcome == "pending":
-        return render(request, "orders/checkout_status.html", {"refresh_seconds": 3})
+        waiting_for_bank = bool(detail and detail.get("intent_id") and detail["status"] == "charging")
+        return render(request, "orders/checkout_status.html",
+                      {"refresh_seconds": 3, "waiting_for_bank": waiting_for_bank})
     if outcome == "refunded":
         messages.warning(request, f"Your order could not be placed, so your payment of {display(detail['amount'])} "
                                   "was refunded in full.")

@@ -210,9 +210,23 @@ CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default
 CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
-PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.TestProvider")
-# TestProvider's charges (an SQLite file every process shares, as a provider's dashboard).
-PAYMENT_TEST_LEDGER = Path(env.str("PAYMENT_TEST_LEDGER", default=str(BASE_DIR / "var" / "test-payments.sqlite3")))
+# Payments (docs/payments.md): Stripe through the official library. Without
+# STRIPE_SECRET_KEY the shop runs the local fake Stripe (localstripe, its own
+# process: orders/stripelocal.py); with DJANGO_DEBUG off that refuses to start
+# (shop/paymentcheck.py) unless SHOP_PAYMENTS_TEST_MODE=1 (staging).
+PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.StripeProvider")
+STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
+STRIPE_PUBLISHABLE_KEY = env.str("STRIPE_PUBLISHABLE_KEY", default="")
+STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
+STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
+SHOP_PAYMENTS_TEST_MODE = env.bool("SHOP_PAYMENTS_TEST_MODE", default=False)
+# The currency of every PaymentIntent (amounts are cents of it: core/money.py).
+SHOP_CURRENCY = "usd"
+# The shop's name in every PaymentIntent's metadata (default: the database's name), so that
+# shops sharing one Stripe account never settle or audit each other's payments.
+PAYMENT_SHOP_ID = env.str("PAYMENT_SHOP_ID", default="")
+# Seconds a shopper has to finish 3-D Secure in the page before recovery cancels the intent.
+PAYMENT_ACTION_TIMEOUT = env.int("PAYMENT_ACTION_TIMEOUT", default=15 * 60)
 # Seconds after which a payment attempt still unfinished is taken over by
 # reconcile_payments (longer than any provider call), and how often the
 # serving processes run that reconciliation by themselves (0: never; cron then).
@@ -287,6 +301,16 @@ CONTENT_SECURITY_POLICY = {
         "form-action": [SELF],
         "frame-ancestors": [NONE],
     },
+}
+
+# The checkout page loads Stripe.js: it (and only it) adds Stripe's origins to its
+# policy (orders/views.py, csp_update): script-src and frame-src js.stripe.com,
+# frame-src hooks.stripe.com (3-D Secure), connect-src api.stripe.com, as Stripe's
+# security guide lists them; with the local fake, its one origin for script and connect.
+STRIPE_CSP_PRODUCTION = {
+    "script-src": ["https://js.stripe.com", "https://*.js.stripe.com"],
+    "frame-src": ["https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com"],
+    "connect-src": ["https://api.stripe.com"],
 }
 
 # Development: django-debug-toolbar with the MongoDB commands of each request
@@ -422,4 +446,6 @@ LOGGING = {
     },
     "root": {"handlers": ["console", *(["file"] if SHOP_LOG_FILE else [])],
              "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
+    # The stripe library logs every request at INFO: its errors reach the shop as exceptions.
+    "loggers": {"stripe": {"level": "WARNING"}},
 }

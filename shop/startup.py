@@ -84,3 +84,58 @@ def startup_failure(exc):
     (a ``LocalServerError`` or a ``WeakStaffPassword``), as gunicorn's master and
     ``shop.wsgi`` report it."""
     return f"The shop cannot start: {str(exc).splitlines()[0]}"
+
+
+class PaymentsRefused(RuntimeError):
+    """A production start without real payments; ``str()`` is the one line naming the setting."""
+
+
+def payment_setup_problem():
+    """Why this process may not take payments as configured (one line naming the setting), or None.
+
+    With ``DJANGO_DEBUG`` off the shop takes real money only: Stripe's provider with
+    ``STRIPE_SECRET_KEY`` (a live key), ``STRIPE_PUBLISHABLE_KEY`` and ``STRIPE_WEBHOOK_SECRET``;
+    never the local fake Stripe. ``SHOP_PAYMENTS_TEST_MODE=1`` allows test payments on
+    purpose (a staging shop). In DEBUG anything goes (the local Stripe by default).
+    """
+    if settings.DEBUG or settings.SHOP_PAYMENTS_TEST_MODE:
+        return None
+    provider = settings.PAYMENT_PROVIDER
+    if provider != "orders.payments.StripeProvider":
+        return (f"PAYMENT_PROVIDER is {provider}, not orders.payments.StripeProvider; production takes real "
+                "payments only (SHOP_PAYMENTS_TEST_MODE=1 for a staging shop).")
+    if not settings.STRIPE_SECRET_KEY:
+        return ("Set STRIPE_SECRET_KEY: without it payments go to the local fake Stripe "
+                "(SHOP_PAYMENTS_TEST_MODE=1 for a staging shop).")
+    if settings.STRIPE_SECRET_KEY.startswith("sk_test_"):
+        return ("STRIPE_SECRET_KEY is a test-mode key (sk_test_): set a live key "
+                "(SHOP_PAYMENTS_TEST_MODE=1 for a staging shop).")
+    if not settings.STRIPE_PUBLISHABLE_KEY:
+        return "Set STRIPE_PUBLISHABLE_KEY: the checkout page's Stripe.js needs it."
+    if not settings.STRIPE_WEBHOOK_SECRET:
+        return "Set STRIPE_WEBHOOK_SECRET: Stripe's webhook events cannot be verified without it."
+    return None
+
+
+def prepare_payments(site_url=None):
+    """Start-up of payments: refuse a production start on fakes (``PaymentsRefused``, one line),
+    and with the local Stripe register this shop's webhook endpoint with it
+    (``site_url`` + ``/stripe/webhook/``, default ``SHOP_SITE_URL``). A local Stripe that cannot
+    be reached is logged, not fatal: checkout starts it when it needs it."""
+    problem = payment_setup_problem()
+    if problem:
+        raise PaymentsRefused(problem)
+    if settings.STRIPE_SECRET_KEY:
+        return
+    import hashlib
+
+    from orders.stripelocal import LocalStripe, LocalStripeError
+    from orders.webhooks import LOCAL_WEBHOOK_SECRET
+
+    url = (site_url or settings.SHOP_SITE_URL).rstrip("/") + "/stripe/webhook/"
+    try:
+        # One endpoint per address (a shop restarted on it replaces its own registration).
+        LocalStripe().register_webhook(f"shop-{hashlib.sha1(url.encode()).hexdigest()[:12]}", url,
+                                       LOCAL_WEBHOOK_SECRET)
+    except (LocalStripeError, OSError) as exc:
+        logger.warning("The local Stripe's webhook was not registered (%s); checkout starts it when needed.", exc)

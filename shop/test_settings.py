@@ -51,14 +51,13 @@ MEDIA_ROOT = tempfile.mkdtemp(prefix="shop-test-media-")
 atexit.register(shutil.rmtree, MEDIA_ROOT, True)
 SHOP_SERVE_MEDIA = True
 
-# TestProvider's charges: a throw-away SQLite file per test process (each
-# pytest-xdist worker has its own, as it has its own database); the processes a
-# test starts inherit its file through the environment.
-_LEDGER_OWNER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-if not os.environ.get("PAYMENT_TEST_LEDGER") or os.environ.get("PAYMENT_TEST_LEDGER_OWNER") != _LEDGER_OWNER:
-    os.environ["PAYMENT_TEST_LEDGER"] = os.path.join(tempfile.mkdtemp(prefix="shop-test-payments-"), "charges.sqlite3")
-    os.environ["PAYMENT_TEST_LEDGER_OWNER"] = _LEDGER_OWNER
-PAYMENT_TEST_LEDGER = os.environ["PAYMENT_TEST_LEDGER"]
-atexit.register(shutil.rmtree, os.path.dirname(PAYMENT_TEST_LEDGER), True)
+# Payments: the machine's local Stripe (localstripe, orders/stripelocal.py), started once and
+# shared with every worker. The test shop is a staging shop for the start-up check (shop/startup.py):
+# the processes the tests start inherit that; the test of the production refusal removes it.
+os.environ["SHOP_PAYMENTS_TEST_MODE"] = "1"
+SHOP_PAYMENTS_TEST_MODE = True
+from orders.stripelocal import LocalStripe  # noqa: E402
+
+LocalStripe().ensure_running()
 # No reconciliation thread in the test process: tests run reconcile_payments themselves.
 PAYMENT_RECONCILE_INTERVAL = 0

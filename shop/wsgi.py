@@ -17,11 +17,15 @@ from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
 from core.mongo.localserver import LocalServerError  # noqa: E402
 from shop.staffpasswords import WeakStaffPassword, check_staff_passwords  # noqa: E402
-from shop.startup import prepare_local_database, startup_failure  # noqa: E402  (needs Django set up)
+from shop.startup import PaymentsRefused, prepare_local_database, prepare_payments, startup_failure  # noqa: E402
 
 # gunicorn's master prepares the database before forking (gunicorn.conf.py's
 # on_starting); runserver and other servers prepare it here.
 if not os.environ.get("SHOP_DATABASE_PREPARED"):
+    try:
+        prepare_payments()
+    except PaymentsRefused as exc:
+        raise ImproperlyConfigured(f"The shop cannot start: {exc}") from None
     try:
         prepare_local_database()
     except LocalServerError as exc:

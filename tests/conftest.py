@@ -9,17 +9,21 @@ pytest_plugins = ["tests.support.database", "tests.support.browser", "tests.supp
 
 
 @pytest.fixture(autouse=True)
-def _database(request, db):
-    """Every test may use the database; it is emptied after each test, and so is the test
-    payment provider's ledger; Django's caches start empty."""
-    from tests.support.database import begin_test
-    from tests.support.payments import forget_charges
+def _database(request, db, settings, monkeypatch):
+    """Every test may use the database; it is emptied after each test; Django's caches start
+    empty. Each test is a shop of its own on the local Stripe (``PAYMENT_SHOP_ID``, in every
+    PaymentIntent's metadata), so it sees only its own payments there."""
+    import uuid
 
+    from tests.support.database import begin_test
+    from tests.support.payments import track_intents
+
+    settings.PAYMENT_SHOP_ID = f"test-{uuid.uuid4().hex[:12]}"
+    track_intents(monkeypatch)
     begin_test(request)
     for cache in caches.all():  # the catalog cache: each test starts cold
         cache.clear()
     yield
-    forget_charges()
 
 
 @pytest.fixture

@@ -10,14 +10,14 @@ from inventory.merge import merge_guest_cart
 from inventory.models import Cart, Inventory
 from orders.checkout import place_order
 from orders.models import Order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
+from tests.support.payments import card_token
 from core.mongo.counter import count_operations
 
 from tests.support.inventory import DETAILS, add, assert_invariant, cart_doc, inventory, stock
 
 MAX = 10
 USER = "user-1"
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 
 
 def lines(cart_id):
@@ -199,7 +199,7 @@ def test_threads_racing_log_in_add_to_cart_and_checkout_on_the_last_units():
         def checkout():
             barrier.wait()
             try:
-                outcome["order"] = place_order(mine.id, TestProvider(), GOOD_CARD, "Ada", "a@example.com")
+                outcome["order"] = place_order(mine.id, StripeProvider(), card_token(), "Ada", "a@example.com")
             except InventoryError as error:
                 outcome["checkout"] = error
 

@@ -14,9 +14,9 @@ from inventory.models import Cart, ExpiryRun, Inventory
 from orders.checkout import place_order
 from orders.exceptions import CartChanged
 from orders.models import Order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 from orders.reconcile import reconcile
-from tests.support.payments import charges, refunded
+from tests.support.payments import card_token, charges, refunded
 
 from tests.support.inventory import (
     add,
@@ -29,11 +29,10 @@ from tests.support.inventory import (
     stock,
 )
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 
 
 def checkout(cart_id, provider=None):
-    return place_order(cart_id, provider or TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    return place_order(cart_id, provider or StripeProvider(), card_token(), "Ada", "ada@example.com")
 
 
 def run_threads(count, target):
@@ -180,13 +179,13 @@ def test_a_cart_outliving_the_timeout_while_payment_is_taken_is_not_expired_and_
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
 
-    class SlowProvider(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
+    class SlowProvider(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
             # While the bank answers, the cart outlives the timeout and expire_carts runs:
             # a pending cart's payment may be taken, so expiry leaves it alone.
             age_carts(120)
             assert Cart.objects.expire(60) == {"expired": 0, "returned": 0}
-            return super().charge(amount, card, reference, idempotency_key)
+            return super().confirm(intent_id, idempotency_key)
 
     before = refunded()
     order = checkout(cart.id, provider=SlowProvider())
@@ -266,11 +265,11 @@ def test_cleanup_never_returns_a_reservation_made_again_after_it_read_the_cart(m
     assert Inventory.objects.release(cart.id, "A", 2)
     add(cart.id, "A", 2)
 
-    class CleanupWhilePaying(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
+    class CleanupWhilePaying(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
             resume.set()  # the cart is pending, its new reservation checked: cleanup writes now
             cleaner.join(30)
-            return super().charge(amount, card, reference, idempotency_key)
+            return super().confirm(intent_id, idempotency_key)
 
     checkout(cart.id, provider=CleanupWhilePaying())
     assert hook["p"].fired and not cleaner.is_alive()
@@ -378,8 +377,8 @@ def test_crash_during_checkout_after_the_cart_became_pending_is_recovered_by_rec
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
 
-    class DyingProvider(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
+    class DyingProvider(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
             raise Crash()
 
     with pytest.raises(Crash):
@@ -393,7 +392,7 @@ def test_crash_during_checkout_after_the_cart_became_pending_is_recovered_by_rec
     age_carts(120)
     assert Cart.objects.expire(60) == {"expired": 0, "returned": 0}
     # ... reconcile_payments finds no charge, voids the attempt and gives the cart back ...
-    assert reconcile(TestProvider(), older_than=0)["voided"] == 1
+    assert reconcile(StripeProvider(), older_than=0)["voided"] == 1
     assert cart_doc(cart.id)["status"] == "active"
     # ... and expire_carts then returns its stock once it is idle.
     age_carts(120)

@@ -16,10 +16,10 @@ from inventory.models import Cart, Inventory
 from orders.checkout import place_order
 from orders.exceptions import CartChanged, EmptyCart
 from orders.models import Order
-from orders.payments import Card, PaymentDeclined, TestProvider
+from orders.payments import PaymentDeclined, StripeProvider
 from core.mongo.counter import count_operations
 
-from tests.support.payments import charges
+from tests.support.payments import DECLINED, card_token, charges
 from tests.support.inventory import (
     DETAILS,
     add,
@@ -31,8 +31,6 @@ from tests.support.inventory import (
     stock,
 )
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
-DECLINED_CARD = Card("4000000000000002", 12, 2099, "123", "Ada")
 
 
 def lines(cart_id):
@@ -43,8 +41,8 @@ def reservations(sku):
     return {e["cart_id"]: e["qty"] for e in inventory(sku)["carted"]}
 
 
-def checkout(cart_id, card=GOOD_CARD, provider=None):
-    return place_order(cart_id, provider or TestProvider(), card, "Ada", "ada@example.com")
+def checkout(cart_id, card=card_token(), provider=None):
+    return place_order(cart_id, provider or StripeProvider(), card, "Ada", "ada@example.com")
 
 
 # -- add ---------------------------------------------------------------
@@ -315,7 +313,7 @@ def test_a_declined_payment_leaves_the_cart_active_with_its_reservations():
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
     with pytest.raises(PaymentDeclined):
-        checkout(cart.id, card=DECLINED_CARD)
+        checkout(cart.id, card=card_token(DECLINED))
     assert cart_doc(cart.id)["status"] == "active"
     assert reservations("A") == {cart.id: 2}
     assert inventory("A")["qty"] == 3
@@ -354,12 +352,13 @@ def test_checkout_round_trips_do_not_grow_with_the_lines(count, monkeypatch):
     Order.objects.next_number()  # the counter exists, as after a shop's first order
     with count_operations() as ops:
         checkout(cart.id)
-    # Lock (and read the cart), compare with the reservations, the products' weights, record
-    # the payment attempt, mark it charged (and read it), the order number, the order, complete,
-    # pull, mark the attempt completed (and read it): whatever the number of lines. Each
-    # conditional write is an update_one and a read, never a findAndModify (SecantusDB answers
-    # one by reading the whole collection); the order number's counter keeps its findAndModify.
-    assert (ops.total, ops.writes) == (13, 8), ops
+    # Lock (and read the cart), compare with the reservations, the products' prices and
+    # weights, record the payment attempt, record its PaymentIntent (before confirming it), mark
+    # it charged (and read it), the order number, the order, complete, pull, mark the attempt
+    # completed (and read it): whatever the number of lines. Each conditional write is an
+    # update_one and a read, never a findAndModify (SecantusDB answers one by reading the whole
+    # collection); the order number's counter keeps its findAndModify.
+    assert (ops.total, ops.writes) == (14, 9), ops
 
 
 # -- expire and cleanup ------------------------------------------------

@@ -7,7 +7,8 @@ from inventory.models import Cart, Inventory
 from core.mongo.counter import count_operations
 
 from tests.support.inventory import age_carts, assert_invariant, cart_doc, inventory
-from tests.support.shopper import CARD, OTHER, SKU, add, session_cart
+from tests.support.payments import DECLINED
+from tests.support.shopper import CARD, OTHER, SKU, CheckoutForm, add, session_cart
 
 @pytest.fixture
 def shop(chinook):
@@ -162,7 +163,7 @@ def test_checkout_takes_payment_and_shows_the_confirmation(client, shop):
 def test_declined_card_shows_why_and_keeps_the_cart(client, shop):
     add(client, qty=2)
     cart_id = session_cart(client)
-    response = client.post("/checkout/", {**CARD, "card_number": "4000000000000002"})
+    response = client.post("/checkout/", CheckoutForm(DECLINED))
     assert response.status_code == 200
     assert "declined" in response.content.decode()
     assert cart_doc(cart_id)["status"] == "active"
@@ -170,12 +171,9 @@ def test_declined_card_shows_why_and_keeps_the_cart(client, shop):
 
 
 @pytest.mark.parametrize("field, value", [
-    ("card_number", "4242424242424241"),  # Luhn check fails
-    ("card_number", "abcd"),
-    ("expiry", "13/30"),
-    ("expiry", "01/20"),
-    ("expiry", "soon"),
-    ("cvc", "12"),
+    ("stripe_token", ""),  # the page's Stripe.js made no token (no script, a refused card)
+    ("stripe_token", "4242424242424242"),  # never a card number: only a Stripe token is taken
+    ("stripe_token", "tok_$gt"),
     ("email", "not-an-email"),
     ("name", ""),
 ])

@@ -9,13 +9,12 @@ from django.core import mail
 from inventory.models import Cart
 from orders.checkout import place_order
 from orders.models import Order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 
-from tests.support.payments import refunded
+from tests.support.payments import card_token, refunded
 from tests.support.inventory import add, assert_invariant, inventory, stock
 
 ORDER_LIST = "/admin/orders/order/"
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 ADDRESS = {"name": "Ada Lovelace", "line1": "1 Analytical Row", "line2": "", "city": "London",
            "postcode": "N1 9GU", "country": "GB"}
 
@@ -27,7 +26,7 @@ def order_url(order):
 def place(email="ada@example.com", qty=2):
     cart = Cart.objects.create_cart()
     add(cart.id, "A", qty)
-    return place_order(cart.id, TestProvider(), GOOD_CARD, "Ada Lovelace", email, address=ADDRESS)
+    return place_order(cart.id, StripeProvider(), card_token(), "Ada Lovelace", email, address=ADDRESS)
 
 
 @pytest.fixture

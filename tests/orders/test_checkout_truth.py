@@ -8,7 +8,7 @@ from django.test import Client
 
 from inventory.models import Inventory
 from orders.models import Order
-from orders.payments import TestProvider
+from orders.payments import StripeProvider
 from orders.reconcile import reconcile
 from tests.orders.test_payment_recovery import age_checkout
 from tests.support.inventory import assert_invariant
@@ -16,24 +16,24 @@ from tests.support.payments import charges
 from tests.support.shopper import CARD, SKU, add, session_cart
 
 
-class AnswerLostProvider(TestProvider):
+class AnswerLostProvider(StripeProvider):
     """Takes the money, then its answer is lost (the connection to the provider drops)."""
 
-    def charge(self, amount, card, reference, idempotency_key):
-        super().charge(amount, card, reference, idempotency_key)
+    def confirm(self, intent_id, idempotency_key):
+        super().confirm(intent_id, idempotency_key)
         raise ConnectionError("connection to the payment provider lost")
 
 
-class GatedProvider(TestProvider):
+class GatedProvider(StripeProvider):
     """Charges only once ``gate`` is set (a slow bank), telling ``inside`` it is waiting."""
 
     inside = threading.Event()
     gate = threading.Event()
 
-    def charge(self, amount, card, reference, idempotency_key):
+    def confirm(self, intent_id, idempotency_key):
         self.inside.set()
         assert self.gate.wait(30)
-        return super().charge(amount, card, reference, idempotency_key)
+        return super().confirm(intent_id, idempotency_key)
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_a_shopper_whose_checkout_crashed_after_the_charge_is_shown_the_order(cl
     assert "Your payment is being confirmed" in cart_page and "/checkout/status/" in cart_page
     # Recovery runs (cron, a serving process, or this page once the delay is past).
     age_checkout(cart_id)
-    settings.PAYMENT_PROVIDER = "orders.payments.TestProvider"
+    settings.PAYMENT_PROVIDER = "orders.payments.StripeProvider"
     done = client.get("/checkout/status/", follow=True)
     order = Order.objects.get_by_cart(cart_id)
     assert order is not None and done.redirect_chain[-1][0] == order.get_absolute_url()
@@ -69,7 +69,7 @@ def test_a_checkout_that_never_charged_sends_the_shopper_back_to_the_cart(client
     settings.PAYMENT_PROVIDER = "tests.orders.test_checkout_truth.NeverAnswersProvider"
     assert client.post("/checkout/", CARD)["Location"] == "/checkout/status/"
     age_checkout(cart_id)
-    settings.PAYMENT_PROVIDER = "orders.payments.TestProvider"
+    settings.PAYMENT_PROVIDER = "orders.payments.StripeProvider"
     page = client.get("/checkout/status/", follow=True)
     assert page.redirect_chain[-1][0] == "/cart/"
     assert "nothing was charged" in page.content.decode()
@@ -77,10 +77,10 @@ def test_a_checkout_that_never_charged_sends_the_shopper_back_to_the_cart(client
     assert client.post("/checkout/", CARD).status_code == 302 and Order.objects.count() == 1
 
 
-class NeverAnswersProvider(TestProvider):
+class NeverAnswersProvider(StripeProvider):
     """The provider is unreachable: nothing is charged, the checkout gets an error."""
 
-    def charge(self, amount, card, reference, idempotency_key):
+    def confirm(self, intent_id, idempotency_key):
         raise TimeoutError("the payment provider did not answer")
 
 
@@ -111,5 +111,5 @@ def test_losing_tabs_of_a_double_submit_are_sent_to_the_order_placed(client, sho
         assert page.redirect_chain[-1][0] == order_url
         assert "charged once" in page.content.decode()
     assert Order.objects.count() == 1 and len(charges()) == 1
-    assert reconcile(TestProvider(), older_than=0) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    assert reconcile(StripeProvider(), older_than=0) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
     assert_invariant()

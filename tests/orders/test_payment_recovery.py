@@ -19,13 +19,12 @@ from inventory.models import Cart
 from orders.checkout import place_order
 from orders.exceptions import AttemptFenced, PaymentInProgress
 from orders.models import Order, PaymentAttempt
-from orders.payments import Card, TestProvider
+from orders.payments import PaymentError, StripeProvider
 from orders.reconcile import checkout_outcome, reconcile, start_background
 from core import clock
 from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
-from tests.support.payments import charges, refunded
+from tests.support.payments import card_token, charges, refunded
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada Lovelace")
 
 
 class Crash(BaseException):
@@ -36,11 +35,11 @@ def crash(*args, **kwargs):
     raise Crash()
 
 
-class AnswerLost(TestProvider):
-    """Takes the money, then the checkout dies before the provider's answer is recorded."""
+class AnswerLost(StripeProvider):
+    """Stripe takes the money, then the checkout dies before its answer is recorded."""
 
-    def charge(self, amount, card, reference, idempotency_key):
-        super().charge(amount, card, reference, idempotency_key)
+    def confirm(self, intent_id, idempotency_key):
+        super().confirm(intent_id, idempotency_key)
         raise Crash()
 
 
@@ -55,7 +54,7 @@ def cart_id():
 
 
 def checkout(cart_id, provider=None):
-    return place_order(cart_id, provider or TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    return place_order(cart_id, provider or StripeProvider(), card_token(), "Ada", "ada@example.com")
 
 
 def age_checkout(cart_id, seconds=3600):
@@ -104,8 +103,8 @@ def crash_and_recover(cart_id, provider=None):
         checkout(cart_id, provider)
     assert cart_doc(cart_id)["status"] in ("pending", "complete")
     age_checkout(cart_id)
-    reconcile(TestProvider(), older_than=60)
-    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    reconcile(StripeProvider(), older_than=60)
+    assert reconcile(StripeProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
     return assert_settled(cart_id)
 
 
@@ -119,15 +118,44 @@ def test_crash_after_the_cart_is_locked_before_the_attempt_is_recorded(cart_id, 
     assert charges() == {} or all(cart != cart_id for _, cart in charges().values())
 
 
-def test_crash_after_the_attempt_is_recorded_before_the_charge(cart_id):
-    class DyingProvider(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
+def test_crash_after_the_attempt_is_recorded_before_the_intent_is_created(cart_id):
+    class DyingProvider(StripeProvider):
+        def create_intent(self, *args, **kwargs):
             raise Crash()
 
     assert crash_and_recover(cart_id, DyingProvider()) is None
     assert cart_doc(cart_id)["status"] == "active"
     (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
     assert attempt.status == "void" and attempt.recovered
+
+
+def test_crash_after_stripe_created_the_intent_before_the_ledger_recorded_it(cart_id):
+    class DyingProvider(StripeProvider):
+        def create_intent(self, *args, **kwargs):
+            super().create_intent(*args, **kwargs)
+            raise Crash()
+
+    assert crash_and_recover(cart_id, DyingProvider()) is None
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    assert attempt.status == "void" and attempt.intent_id == ""
+
+
+def test_crash_while_the_intent_id_is_written_to_the_ledger(cart_id, monkeypatch):
+    monkeypatch.setattr(PaymentAttempt.objects, "set_intent", crash)
+    assert crash_and_recover(cart_id) is None
+    assert cart_doc(cart_id)["status"] == "active"
+
+
+def test_crash_after_the_intent_is_recorded_before_it_is_confirmed(cart_id):
+    class DyingProvider(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
+            raise Crash()
+
+    assert crash_and_recover(cart_id, DyingProvider()) is None
+    (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
+    assert attempt.status == "void" and attempt.intent_id
+    # Recovery cancelled the intent at Stripe: it can never be confirmed now.
+    assert StripeProvider().retrieve(attempt.intent_id).status == "canceled"
 
 
 def test_crash_after_the_charge_before_its_answer_is_recorded(cart_id):
@@ -144,7 +172,7 @@ def test_crash_after_the_charge_is_recorded_before_the_order(cart_id, monkeypatc
         checkout(cart_id)
     monkeypatch.undo()
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert reconcile(StripeProvider(), older_than=60)["finished"] == 1
     assert assert_settled(cart_id) is not None
 
 
@@ -155,7 +183,7 @@ def test_crash_after_the_order_is_written_before_the_cart_completes(cart_id, mon
     monkeypatch.undo()
     assert Order.objects.get_by_cart(cart_id) is not None
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert reconcile(StripeProvider(), older_than=60)["finished"] == 1
     order = assert_settled(cart_id)
     assert Order.objects.filter(cart_id=cart_id).count() == 1
     # The confirmation goes out once, when recovery completes the attempt.
@@ -171,7 +199,7 @@ def test_crash_before_the_reservations_are_released(cart_id, monkeypatch):
     monkeypatch.undo()
     assert cart_doc(cart_id)["status"] == "complete" and inventory("A")["carted"] != []
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert reconcile(StripeProvider(), older_than=60)["finished"] == 1
     assert assert_settled(cart_id) is not None
 
 
@@ -181,51 +209,72 @@ def test_crash_before_the_attempt_is_marked_completed(cart_id, monkeypatch):
         checkout(cart_id)
     monkeypatch.undo()
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60)["finished"] == 1
+    assert reconcile(StripeProvider(), older_than=60)["finished"] == 1
     assert assert_settled(cart_id) is not None
 
 
 def test_a_checkout_that_finishes_is_left_alone_by_recovery(cart_id):
     order = checkout(cart_id)
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    assert reconcile(StripeProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
     assert assert_settled(cart_id).number == order.number
 
 
 def test_a_live_checkout_is_left_alone_until_the_recovery_delay(cart_id):
     with pytest.raises(Crash):
         checkout(cart_id, AnswerLost())
-    assert reconcile(TestProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
+    assert reconcile(StripeProvider(), older_than=60) == {"finished": 0, "refunded": 0, "voided": 0, "unlocked": 0}
     assert cart_doc(cart_id)["status"] == "pending"
 
 
 # -- a stalled checkout meets recovery --------------------------------------------
 
-def test_a_charge_landing_after_recovery_voided_the_attempt_is_refunded(cart_id):
-    class Stalled(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            # The bank is slow: the checkout outlives the recovery delay and recovery,
-            # finding no charge, voids the attempt and gives the cart back ...
+def test_a_confirm_arriving_after_recovery_cancelled_the_intent_takes_nothing(cart_id):
+    class Stalled(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
+            # The checkout stalls before confirming: it outlives the recovery delay and
+            # recovery, finding the intent unpaid, cancels it, voids the attempt and gives
+            # the cart back ...
             age_checkout(cart_id)
-            assert reconcile(TestProvider(), older_than=60)["voided"] == 1
-            # ... then the charge lands.
-            return super().charge(amount, card, reference, idempotency_key)
+            assert reconcile(StripeProvider(), older_than=60)["voided"] == 1
+            # ... then the confirm reaches Stripe, which refuses a cancelled intent.
+            return super().confirm(intent_id, idempotency_key)
 
-    with pytest.raises(AttemptFenced):
+    with pytest.raises(PaymentError):
         checkout(cart_id, Stalled())
-    assert len(refunded()) == 1 and kept_charges(cart_id) == set()
+    assert charges() == {} and kept_charges(cart_id) == set()
     assert assert_settled(cart_id) is None
     assert cart_doc(cart_id)["status"] == "active"
 
 
-def test_a_charge_recovery_found_first_is_finished_once(cart_id):
-    class Stalled(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
-            charge_id = super().charge(amount, card, reference, idempotency_key)
-            # Recovery finds the charge and places the order while the checkout waits.
+def test_a_checkout_fenced_before_recording_its_intent_never_confirms(cart_id):
+    confirmed = []
+
+    class Stalled(StripeProvider):
+        def create_intent(self, *args, **kwargs):
+            made = super().create_intent(*args, **kwargs)
             age_checkout(cart_id)
-            assert reconcile(TestProvider(), older_than=60)["finished"] == 1
-            return charge_id
+            assert reconcile(StripeProvider(), older_than=60)["voided"] == 1
+            return made
+
+        def confirm(self, intent_id, idempotency_key):
+            confirmed.append(intent_id)
+            return super().confirm(intent_id, idempotency_key)
+
+    with pytest.raises(AttemptFenced):
+        checkout(cart_id, Stalled())
+    assert confirmed == [] and charges() == {}
+    assert assert_settled(cart_id) is None
+
+
+def test_a_charge_recovery_found_first_is_finished_once(cart_id):
+    class Stalled(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
+            intent = super().confirm(intent_id, idempotency_key)
+            # Recovery finds the intent succeeded and places the order while the checkout waits.
+            age_checkout(cart_id)
+            assert reconcile(StripeProvider(), older_than=60)["finished"] == 1
+            return intent
 
     with pytest.raises(PaymentInProgress):
         checkout(cart_id, Stalled())
@@ -241,7 +290,7 @@ def test_concurrent_recoveries_finish_one_order_and_refund_nothing(cart_id):
     def run():
         try:
             start.wait()
-            reports.append(reconcile(TestProvider(), older_than=60))
+            reports.append(reconcile(StripeProvider(), older_than=60))
         except Exception as error:  # noqa: BLE001 - reported below
             errors.append(error)
 
@@ -262,7 +311,7 @@ def test_a_charge_whose_cart_is_no_longer_held_is_refunded(cart_id, monkeypatch)
     # A cart taken from its payment by hand (an old shop's expiry, a staff edit).
     Cart.objects.collection.update_one({"_id": cart_id}, {"$set": {"status": "active"}, "$unset": {"payment_key": ""}})
     age_checkout(cart_id)
-    assert reconcile(TestProvider(), older_than=60)["refunded"] == 1
+    assert reconcile(StripeProvider(), older_than=60)["refunded"] == 1
     assert assert_settled(cart_id) is None
     (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
     assert attempt.status == "refunded" and attempt.recovered
@@ -270,14 +319,24 @@ def test_a_charge_whose_cart_is_no_longer_held_is_refunded(cart_id, monkeypatch)
 
 # -- the provider, the command, the audit, the background ---------------------------
 
-def test_the_test_provider_charges_once_per_idempotency_key():
-    provider = TestProvider()
-    first = provider.charge(500, GOOD_CARD, "cart-1", "key-1")
-    assert provider.charge(500, GOOD_CARD, "cart-1", "key-1") == first
-    assert provider.lookup("key-1")["id"] == first and provider.lookup("key-2") is None
-    provider.refund(first)
-    provider.refund(first)
-    assert provider.lookup("key-1")["refunded"] and len(charges()) == 1
+def test_an_intent_is_confirmed_once_however_often_it_is_asked():
+    """localstripe ignores Idempotency-Key: a second confirm of a paid intent is refused by its
+    status, and the ledger never asks twice (only the checkout that recorded it confirms)."""
+    from orders.payments import shop_id
+
+    provider = StripeProvider()
+    intent, card = provider.create_intent(500, card_token(), "Ada", "ada@example.com",
+                                          {"shop": shop_id(), "cart": "cart-1"}, "key-1")
+    assert intent.status == "requires_confirmation" and card == {"brand": "Visa", "last4": "4242"}
+    assert provider.confirm(intent.id, "key-1").status == "succeeded"
+    with pytest.raises(PaymentError):
+        provider.confirm(intent.id, "key-1")
+    assert charges() == {intent.id: (500, "cart-1")}
+    assert provider.refund(intent.id, 200)["amount"] == 200
+    assert provider.refunded_amount(intent.id) == 200 and refunded() == set()
+    provider.refund(intent.id, 300)
+    assert refunded() == {intent.id}
+    assert provider.cancel(intent.id).status == "succeeded"  # a paid intent cannot be cancelled
 
 
 def test_check_inventory_reports_a_charge_without_an_order_until_reconciled(cart_id, capsys):
@@ -307,15 +366,15 @@ def test_the_serving_processes_reconcile_by_themselves(cart_id):
 def test_the_shoppers_status_page_settles_a_checkout_pending_too_long(cart_id):
     with pytest.raises(Crash):
         checkout(cart_id, AnswerLost())
-    assert checkout_outcome(cart_id, TestProvider())[0] == "pending"
+    assert checkout_outcome(cart_id, StripeProvider())[0] == "pending"
     age_checkout(cart_id)
-    outcome, order = checkout_outcome(cart_id, TestProvider())
+    outcome, order = checkout_outcome(cart_id, StripeProvider())
     assert outcome == "placed" and assert_settled(cart_id).number == order.number
 
 
 def test_staff_see_the_attempts_recovery_settled_in_the_admin(cart_id, admin_client):
     charged_then_interrupted(cart_id)
-    reconcile(TestProvider(), older_than=60)
+    reconcile(StripeProvider(), older_than=60)
     (attempt,) = PaymentAttempt.objects.filter(cart_id=cart_id)
     page = admin_client.get("/admin/orders/paymentattempt/?recovered__exact=1").content.decode()
     assert attempt.key in page and attempt.order_number in page and "reconcile_payments" in page
@@ -329,3 +388,17 @@ def test_reconcile_payments_refuses_a_negative_delay_and_changes_nothing(cart_id
         call_command("reconcile_payments", older_than=-1)
     assert cart_doc(cart_id)["status"] == "pending" and Order.objects.get_by_cart(cart_id) is None
     assert PaymentAttempt.objects.get(cart_id=cart_id).status == "charging"
+
+
+def test_a_shopper_who_never_finishes_3d_secure_gets_the_cart_back_after_the_action_timeout(cart_id, settings):
+    from orders.exceptions import PaymentActionRequired
+    from tests.support.payments import THREE_D_SECURE
+
+    with pytest.raises(PaymentActionRequired):
+        place_order(cart_id, StripeProvider(), card_token(THREE_D_SECURE), "Ada", "ada@example.com")
+    age_checkout(cart_id, seconds=120)
+    assert reconcile(StripeProvider(), older_than=60)["voided"] == 0  # still in the shopper's hands
+    assert cart_doc(cart_id)["status"] == "pending"
+    settings.PAYMENT_ACTION_TIMEOUT = 60
+    assert reconcile(StripeProvider(), older_than=60)["voided"] == 1
+    assert assert_settled(cart_id) is None and cart_doc(cart_id)["status"] == "active"

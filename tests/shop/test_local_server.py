@@ -5,6 +5,7 @@ temporary ``SHOP_LOCAL_DB_DIR``: ``manage.py`` commands, a gunicorn with two
 workers, and ``kill -9`` of the server.
 """
 
+import hashlib
 import http.cookiejar
 import os
 import re
@@ -38,7 +39,10 @@ def shop_environ(data_dir, **extra):
     """A development shop process's environment on the local server in ``data_dir``."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "MONGODB_"))}
     environ.update(DJANGO_SETTINGS_MODULE="shop.settings", DJANGO_DEBUG="1", PYTHONPATH=str(BASE_DIR),
-                   SHOP_LOCAL_DB_DIR=str(data_dir), SHOP_LOAD_DEMO_CATALOG="0", **extra)
+                   SHOP_LOCAL_DB_DIR=str(data_dir), SHOP_LOAD_DEMO_CATALOG="0",
+                   # A shop of its own on the machine's one local Stripe (its database is named "shop",
+                   # as every other test shop's here): it audits only its own payments.
+                   PAYMENT_SHOP_ID=f"test-{hashlib.sha1(str(data_dir).encode()).hexdigest()[:12]}", **extra)
     return environ
 
 
@@ -91,11 +95,12 @@ def test_dbserver_with_mongodb_uri_is_refused():
 CHECKOUT = """
 from inventory.models import Cart, Inventory
 from orders.checkout import place_order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
+from tests.support.payments import card_token
 Inventory.objects.ensure_stock(["DUR-1"], 5)
 cart = Cart.objects.create_cart()
 Cart.objects.add_item(cart.id, "DUR-1", 2, {"title": "Durable", "price": 1500}, 10)
-order = place_order(cart.id, TestProvider(), Card("4242424242424242", 12, 2099, "123", "A"),
+order = place_order(cart.id, StripeProvider(), card_token(),
                     "Ann Buyer", "ann@example.com")
 print(cart.id, order.number)
 """

@@ -37,8 +37,8 @@ def find_browser():
 
 @pytest.fixture
 def browser():
-    """A headless Chromium driven by selenium, with a fresh profile and its console log kept
-    (CSP reports land there); quit after the test."""
+    """A headless Chromium driven by selenium, with a fresh profile and its console and network
+    logs kept (CSP reports land in the console: ``csp_reports``; ``sent_requests``); quit after the test."""
     chromium, driver_path = find_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -48,7 +48,8 @@ def browser():
     options.binary_location = chromium
     for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={profile}"]:
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The console (CSP reports land there) and the network (what each request carried).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.implicitly_wait(2)
     try:
@@ -74,3 +75,27 @@ def click_and_wait(driver, element, timeout=30):
     # chromedriver may answer 'unhandled inspector error' while the old page unloads: keep waiting.
     WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(
         expected_conditions.staleness_of(element))
+
+
+def sent_requests(driver):
+    """The requests the page sent since the last call: ``[(method, url, body or "")]`` (Chromium's
+    network log: what really left the browser)."""
+    import json
+
+    sent = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            request = message["params"]["request"]
+            sent.append((request["method"], request["url"], request.get("postData", "")))
+    return sent
+
+
+def type_card(driver, number="4242424242424242", month="12", year="39", cvc="123", postcode="10001"):
+    """Type a test card into the card field of the checkout page. Locally the card field is the
+    fake Stripe.js's (localstripe): plain inputs in the page, named by their placeholders."""
+    for placeholder, value in (("number", number), ("exp_month", month), ("exp_year", year),
+                               ("cvc", cvc), ("postal_code", postcode)):
+        field = driver.find_element("css selector", f"#card-element input[placeholder={placeholder}]")
+        field.clear()
+        field.send_keys(value)

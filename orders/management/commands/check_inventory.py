@@ -8,8 +8,8 @@ the check itself is ``inventory.invariant``, which does not import the orders.
 
 It also reports money taken with no order (``orders.audit``): payment
 attempts left unfinished past ``PAYMENT_RECOVERY_AFTER`` (``reconcile_payments``
-has not settled them), and, with a provider that lists its charges
-(``TestProvider``), any charge neither refunded nor paying an order.
+has not settled them), and every PaymentIntent of this shop at Stripe that
+succeeded without paying an order or being refunded in full.
 
 One streamed pass over the stock (a progress bar of SKUs on a terminal;
 ``--quiet`` for cron: only a failure is written).

@@ -12,7 +12,9 @@ import os
 
 from django.contrib.staticfiles.management.commands.runserver import Command as StaticfilesRunserver
 
-from shop.startup import prepare_local_database
+from django.core.management.base import CommandError
+
+from shop.startup import PaymentsRefused, prepare_local_database, prepare_payments
 
 
 class Command(StaticfilesRunserver):
@@ -20,6 +22,10 @@ class Command(StaticfilesRunserver):
 
     def check_migrations(self):
         """Prepare the local database (``shop.startup``), then Django's check; returns None."""
+        try:
+            prepare_payments(f"http://{self.addr if not self._raw_ipv6 else f'[{self.addr}]'}:{self.port}")
+        except PaymentsRefused as exc:
+            raise CommandError(f"The shop cannot start: {exc}") from None
         if prepare_local_database():
             # shop.wsgi need not prepare it again in this process.
             os.environ["SHOP_DATABASE_PREPARED"] = "1"

@@ -1,0 +1,71 @@
+"""Refunds of an order, full or partial, through the payment provider, recorded on the order.
+
+Staff refund from the order's page in the admin (``OrderAdmin``): an amount in
+cents up to what is left, and a reason. Each refund is recorded on the order
+(``refunds``: who, when, how much, why, Stripe's refund id) and ``refunded``
+sums them. Pressing the form's button twice refunds once: the form carries a
+one-time key (``request``), and the order accepts one refund per key, in the
+same conditional write that checks the amount left
+(``Order.objects.reserve_refund``), before Stripe is asked. The key is also
+the refund's ``Idempotency-Key``.
+
+A refund made in Stripe's dashboard reaches the order through the
+``charge.refunded`` webhook (``record_provider_refund``).
+"""
+
+import logging
+
+from .exceptions import OrderError
+from .models import Order
+from .payments import PaymentError, get_provider
+
+logger = logging.getLogger(__name__)
+
+
+def refundable(order):
+    """Cents still refundable on ``order`` (its total less what was refunded)."""
+    return max(0, order.total - (order.refunded or 0))
+
+
+def refund_order(number, amount, reason, by, request, provider=None):
+    """Refund ``amount`` cents of order ``number`` (None: all that is left) for the admin form
+    ``request`` (a one-time key); ``by`` is the staff username. Returns the refunded cents
+    (0 when this request was already applied: a second press).
+
+    Raises ``OrderError`` for no such order, no payment, an amount not in 1..left, or a
+    provider refusal (nothing is then recorded).
+    """
+    order = Order.objects.get_by_number(number)
+    if order is None:
+        raise OrderError(f"No order {number}.")
+    if order.payment is None or not order.payment.reference:
+        raise OrderError(f"Order {number} has no payment to refund.")
+    if any(entry.request == request for entry in order.refunds):
+        return 0
+    left = refundable(order)
+    amount = left if amount is None else int(amount)
+    if not 0 < amount <= left:
+        raise OrderError(f"Order {number}: a refund must be between 1 and {left} cents (what is left).")
+    if not Order.objects.reserve_refund(number, request, amount, by, reason[:300], order.total):
+        # Another press of this form got there first, or another refund took what was left.
+        fresh = Order.objects.get_by_number(number)
+        if any(entry.request == request for entry in fresh.refunds):
+            return 0
+        raise OrderError(f"Order {number}: only {refundable(fresh)} cents are left to refund.")
+    provider = provider or get_provider()
+    try:
+        refund = provider.refund(order.payment.reference, amount, idempotency_key=f"refund-{request}")
+    except PaymentError as error:
+        Order.objects.drop_refund(number, request, amount)
+        raise OrderError(f"Order {number}: the refund was refused: {error}") from error
+    Order.objects.confirm_refund(number, request, refund["id"])
+    return amount
+
+
+def record_provider_refund(reference, refund_id, amount, reason=""):
+    """Record Stripe's refund ``refund_id`` of ``amount`` cents on the order paid by
+    ``reference`` (a PaymentIntent id) unless it is there already; True when added.
+
+    While an admin refund of the order is pending (Stripe asked, its answer not yet
+    recorded) nothing is added: that refund is the admin's to record."""
+    return Order.objects.add_provider_refund(reference, refund_id, amount, reason[:300])

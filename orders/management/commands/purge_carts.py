@@ -9,7 +9,9 @@ and the cart of a payment not yet settled (``reconcile_payments`` reads it).
 The same run clears the expired Django sessions (what ``clearsessions``
 does, through the session engine's ``clear_expired``), so that carts and
 sessions leave on one schedule. Safe while shoppers are active and safe to
-run twice. Run it daily from cron, like ``expire_carts``.
+run twice. Run it daily from cron, like ``expire_carts``. It lives in ``orders``
+because it reads the payment ledger as well as the carts (``inventory`` imports
+nothing of ``orders``).
 """
 
 import datetime
@@ -18,11 +20,11 @@ from importlib import import_module
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from inventory.models import Cart
-from orders.models import PaymentAttempt
 from core import clock
 from core.commandlog import log_change
 from core.progress import add_quiet_argument, progress_bar
+from inventory.models import Cart
+from orders.models import PaymentAttempt
 
 
 class Command(BaseCommand):

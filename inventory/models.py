@@ -127,7 +127,7 @@ class Cart(models.Model):
     customer_email = models.EmailField(blank=True, default="")
     payment_reference = models.CharField(max_length=100, blank=True, default="")
     user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
-    # The payment attempt (orders.ledger) that holds the cart while it is pending.
+    # The payment attempt (orders.managers.ledger) that holds the cart while it is pending.
     payment_key = models.CharField(max_length=64, blank=True, default="", editable=False)
     # The expiry run that expired this cart (see CartManager.expire; last_modified is its stamp).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)

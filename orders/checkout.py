@@ -21,7 +21,7 @@ from core import clock
 
 from . import pricing, repricing
 from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentActionRequired, PaymentInProgress, PricesChanged
-from .ledger import CHARGING, VOID, new_key
+from .managers.ledger import CHARGING, VOID, new_key
 from .models import Order, PaymentAttempt
 from .payments import Intent, PaymentDeclined, PaymentError, shop_id
 from .signals import order_placed

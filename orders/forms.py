@@ -107,3 +107,18 @@ class CheckoutForm(forms.Form):
         if not re.fullmatch(r"tok_[A-Za-z0-9_]{1,250}", token):
             raise forms.ValidationError("Enter your card details in the card field.")
         return token
+
+
+class PriceConfirmationForm(forms.Form):
+    """The total (cents) the checkout page showed when the shopper pressed Pay: a hidden field
+    the page renders from its own figures (``orders/_price_check.html``).
+
+    ``confirmed_total()`` is the value once valid, or None (absent or not a
+    whole number of cents: checkout then holds the cart's own prices as shown).
+    """
+
+    confirmed_total = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+
+    def confirmed(self):
+        """The confirmed total in cents, or None."""
+        return self.cleaned_data.get("confirmed_total") if self.is_valid() else None

@@ -24,9 +24,7 @@ from django.urls import reverse
 from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
-from . import ledger
-from .ledger import PaymentAttemptManager, PaymentEventManager
-from .managers import OrderManager
+from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
 
 
 class Counter(models.Model):
@@ -205,7 +203,7 @@ class PaymentAttempt(models.Model):
 
     ``recovered`` marks the attempts ``reconcile_payments`` finished or refunded,
     with ``note`` saying what it did: staff see them in the admin.
-    Written only through ``PaymentAttempt.objects`` (``orders.ledger``).
+    Written only through ``PaymentAttempt.objects`` (``orders.managers.ledger``).
     """
 
     STATUS_CHOICES = [(s, s) for s in ledger.STATUSES]

@@ -2,7 +2,7 @@
 
 The "Inventory Management" use case's "Error Handling" for money: a checkout that died after its cart
 was locked leaves a *pending* cart, and perhaps a payment attempt
-(``orders.ledger``) still ``charging`` or ``charged``. ``reconcile`` (the
+(``orders.managers.ledger``) still ``charging`` or ``charged``. ``reconcile`` (the
 ``reconcile_payments`` command, and a background thread of every serving
 process: ``start_background``) settles each one older than
 ``PAYMENT_RECOVERY_AFTER`` seconds, and never does two things to one:
@@ -37,7 +37,7 @@ from inventory.models import Cart
 from core import clock
 
 from .checkout import complete_attempt, order_id
-from .ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
+from .managers.ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
 from .models import Order, PaymentAttempt
 from .payments import Intent, get_provider
 

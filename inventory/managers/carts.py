@@ -336,7 +336,7 @@ class CartManager(CartExpiry, CartRetention, MongoCollectionMixin, models.Manage
     def lock_for_checkout(self, cart_id, payment_key):
         """active -> pending: the cart goes to checkout and refuses changes (one conditional write).
 
-        ``payment_key`` (the payment attempt's idempotency key, ``orders.ledger``)
+        ``payment_key`` (the payment attempt's idempotency key, ``orders.managers.ledger``)
         is set on the cart in the same write: from here on only that attempt
         may complete or unlock it. Returns the raw cart document afterwards,
         or None when the cart is not active (expired, in checkout, complete)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from inventory.models import Cart, Inventory
 from orders.checkout import place_order
-from orders.ledger import new_key
+from orders.managers.ledger import new_key
 from orders.models import Order, PaymentAttempt
 from orders.payments import Card, TestProvider
 from core.sessions import SessionStore

@@ -22,7 +22,7 @@ from inventory.managers import CartManager, InventoryManager
 from inventory.models import Cart
 from orders import fulfilment
 from orders.checkout import place_order
-from orders.ledger import COMPLETED, PaymentAttemptManager
+from orders.managers.ledger import COMPLETED, PaymentAttemptManager
 from orders.managers import OrderManager
 from orders.models import Order, PaymentAttempt
 from orders.payments import Card, TestProvider

@@ -20,8 +20,8 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.writes import write_once
 
-from . import numbers
-from .exceptions import InvalidTransition, OrderError
+from .. import numbers
+from ..exceptions import InvalidTransition, OrderError
 
 COUNTERS = "counters"
 ORDER_COUNTER = "order_number"

@@ -18,7 +18,7 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.writes import carries, write_once
 
-from .exceptions import AttemptFenced
+from ..exceptions import AttemptFenced
 
 CHARGING, CHARGED, COMPLETED, DECLINED, VOID, REFUNDED = (
     "charging", "charged", "completed", "declined", "void", "refunded")
@@ -173,20 +173,3 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         if not isinstance(cart_id, str) or not cart_id:
             return None
         return self.collection.find_one({"cart_id": cart_id}, sort=[("created_at", -1)])
-
-
-class PaymentEventManager(MongoCollectionMixin, models.Manager):
-    """The Stripe webhook events applied (``payment_events``, ``_id`` the event's id)."""
-
-    def record(self, event_id, event_type):
-        """Record event ``event_id`` before it is applied (one write). True the first time; False
-        when it is recorded already (a replay, or Stripe sending it again): apply nothing then."""
-        try:
-            self.collection.insert_one({"_id": event_id, "type": event_type, "received_at": clock.now()})
-        except DuplicateKeyError:
-            return False
-        return True
-
-    def forget(self, event_id):
-        """Drop event ``event_id``: applying it failed, so that Stripe's next try applies it (one write)."""
-        self.collection.delete_one({"_id": event_id})

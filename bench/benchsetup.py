@@ -39,3 +39,15 @@ def production():
 def development():
     """Set up Django with ``DJANGO_DEBUG=1``."""
     _start({"DJANGO_DEBUG": "1"})
+
+
+#: The environment of a shop that a benchmark loads from one address (127.0.0.1): the per-client
+#: throttles and reservation caps (``core.throttle``, ``inventory.limits``) set out of the way,
+#: since every simulated shopper shares that address; the payments on the machine's local
+#: Stripe, on purpose (``shop.startup`` refuses a fake provider in production otherwise).
+LOAD_FROM_ONE_ADDRESS = {
+    "SHOP_RATE_SIGNUP": "1000000/m", "SHOP_RATE_PASSWORD_RESET": "1000000/m",
+    "SHOP_RATE_CART_ADD": "1000000/m", "SHOP_RATE_CHECKOUT": "1000000/m",
+    "CART_MAX_SKU_UNITS_PER_CLIENT": "100000000", "CART_MAX_OPEN_CARTS_PER_CLIENT": "100000000",
+    "SHOP_PAYMENTS_TEST_MODE": "1",
+}

@@ -34,6 +34,8 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 if str(BASE_DIR) not in sys.path:  # run as bench/chaos.py: the shop's packages (core.mongo) importable
     sys.path.insert(0, str(BASE_DIR))
+
+from bench.benchsetup import LOAD_FROM_ONE_ADDRESS  # noqa: E402
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
 
@@ -68,8 +70,8 @@ class LiveShop:
             DJANGO_STATIC_ROOT=str(self.workdir / "static"), PYTHONPATH=str(BASE_DIR),
             GUNICORN_BIND=f"127.0.0.1:{self.port}", WEB_CONCURRENCY=str(workers),
             SHOP_LOCAL_DB_DIR=str(self.data_dir), SHOP_LOAD_DEMO_CATALOG="1" if demo else "0",
-            # Payments on the machine's local Stripe, on purpose (shop/startup.py refuses it otherwise).
-            SHOP_PAYMENTS_TEST_MODE="1",
+            # Every shopper comes from 127.0.0.1; payments on the machine's local Stripe, on purpose.
+            **LOAD_FROM_ONE_ADDRESS,
         )
         self.environ.update(environ or {})
 

@@ -57,6 +57,8 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
+
+from bench.benchsetup import LOAD_FROM_ONE_ADDRESS  # noqa: E402
 RESULTS = BASE_DIR / "bench" / "results"
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
@@ -128,7 +130,7 @@ def server_environ(port, static_root):
         DJANGO_SECURE_COOKIES="0",
         DJANGO_STATIC_ROOT=str(static_root),
         GUNICORN_BIND=f"127.0.0.1:{port}",
-        MONGODB_NAME=os.environ["MONGODB_NAME"],
+        MONGODB_NAME=os.environ["MONGODB_NAME"], **LOAD_FROM_ONE_ADDRESS,
         PYTHONPATH=str(BASE_DIR),
     )
     return environ

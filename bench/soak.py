@@ -51,6 +51,8 @@ from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
+
+from bench.benchsetup import LOAD_FROM_ONE_ADDRESS  # noqa: E402
 AGED, EMPTY = "shop_soak_aged", "shop_soak_empty"
 SOAK_SKUS = [f"SOAK-{number:03d}" for number in range(100)]
 CALLS = ["cart add", "change", "remove", "checkout", "status change", "refund", "restock"]
@@ -59,16 +61,15 @@ GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
 def environ(database, **more):
     """The environment of a benchmark process on ``database``: production settings, loopback http,
-    the test payment provider with a scratch ledger, e-mail kept in memory."""
+    Stripe's provider on the machine's local Stripe, the per-client limits out of the way (every
+    simulated shopper is 127.0.0.1), e-mail kept in memory."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "GUNICORN_"))}
     env.update(DJANGO_SETTINGS_MODULE="shop.settings", MONGODB_NAME=database,
                DJANGO_SECRET_KEY=os.environ.get("SOAK_SECRET_KEY") or secrets.token_urlsafe(50),
                DJANGO_ALLOWED_HOSTS="127.0.0.1,testserver", DJANGO_SECURE_SSL_REDIRECT="0",
                DJANGO_SECURE_COOKIES="0", DJANGO_LOG_LEVEL="WARNING", SHOP_LOAD_DEMO_CATALOG="0",
                EMAIL_URL="memorymail://", PYTHONPATH=str(BASE_DIR),
-               PAYMENT_TEST_LEDGER=os.environ.get("PAYMENT_TEST_LEDGER")
-               or str(Path(tempfile.gettempdir()) / "shop-soak-payments.sqlite3"),
-               PAYMENT_RECONCILE_INTERVAL="0")
+               PAYMENT_RECONCILE_INTERVAL="0", **LOAD_FROM_ONE_ADDRESS)
     env.update(more)
     return env
 
@@ -113,11 +114,11 @@ def _time_writes(rounds):
     from orders import fulfilment
     from orders.checkout import place_order
     from orders.models import Order
-    from orders.payments import Card, TestProvider
+    from bench.chaos import stripe_token
+    from orders.payments import StripeProvider
 
     Inventory.objects.ensure_stock(SOAK_SKUS, 1_000_000)
-    card = Card("4242424242424242", 12, 2099, "123", "Soak")
-    provider = TestProvider()
+    provider = StripeProvider()
     details = {"title": "Soak album", "price": 999}
     times = {call: [] for call in CALLS}
 
@@ -138,7 +139,7 @@ def _time_writes(rounds):
             Cart.objects.add_item(cart.id, b, 1, details, 10)
             timed("remove", Cart.objects.remove_item, cart.id, b)
             Cart.objects.add_item(cart.id, c, 1, details, 10)
-            orders.append(timed("checkout", place_order, cart.id, provider, card, "Soak", "soak@example.com"))
+            orders.append(timed("checkout", place_order, cart.id, provider, stripe_token(), "Soak", "soak@example.com"))
         timed("status change", Order.objects.transition, orders[0].number, Order.SHIPPED, "soak")
         timed("refund", fulfilment.cancel, orders[1].number, "soak", provider)
         timed("restock", Inventory.objects.restock, a, 1)

@@ -13,12 +13,12 @@ from inventory.models import Cart, Inventory
 from orders.checkout import place_order
 from orders.managers.ledger import new_key
 from orders.models import Order, PaymentAttempt
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 from core.sessions import SessionStore
 
 from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
+from tests.support.payments import card_token
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 DAY = 24 * 3600
 
 
@@ -37,7 +37,7 @@ def age(cart_id, days):
 def checked_out(sku="A", qty=2):
     cart = Cart.objects.create_cart()
     add(cart.id, sku, qty)
-    order = place_order(cart.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    order = place_order(cart.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
     return cart, order
 
 
@@ -89,7 +89,7 @@ def test_a_finished_cart_still_holding_a_reservation_stays_until_cleanup_settles
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
     entries = inventory("A")["carted"]
-    place_order(cart.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    place_order(cart.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
     Inventory.objects.collection.update_one({"_id": "A"}, {"$set": {"carted": entries}})  # the pull "crashed"
 
     assert "kept 1 still holding" in purge("--retention", "0")

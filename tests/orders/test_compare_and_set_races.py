@@ -15,11 +15,11 @@ from orders import fulfilment
 from orders.checkout import place_order
 from orders.exceptions import InvalidTransition
 from orders.models import Order
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 
 from tests.support.inventory import add, assert_invariant, cart_doc, stock
+from tests.support.payments import card_token
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 
 
 def run_together(jobs):
@@ -71,9 +71,9 @@ def test_ship_and_cancel_of_one_order_at_once_one_wins():
     for _ in range(6):
         cart = Cart.objects.create_cart()
         add(cart.id, "A", 1)
-        order = place_order(cart.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+        order = place_order(cart.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
         errors = run_together([lambda: fulfilment.mark_shipped(order.number),
-                               lambda: fulfilment.cancel(order.number, provider=TestProvider())])
+                               lambda: fulfilment.cancel(order.number, provider=StripeProvider())])
         assert len(errors) == 1 and isinstance(errors[0], InvalidTransition), errors
         history = [entry["status"] for entry in Order.objects.collection.find_one({"number": order.number})["history"]]
         assert history in (["placed", "paid", "shipped"], ["placed", "paid", "cancelled", "refunded"]), history

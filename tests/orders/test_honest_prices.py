@@ -1,6 +1,6 @@
 """Honest prices: checkout re-reads each line's current price and charges only what the shopper
 was shown. A price changed since the add is shown old and new and charged only once the shopper
-pays again; the amount charged (the test provider's record), the ledger attempt's amount and the
+pays again; the amount charged (Stripe's record, the local Stripe), the ledger attempt's amount and the
 order's total are always one figure."""
 
 import threading
@@ -12,15 +12,14 @@ from inventory.models import Cart, Inventory
 from orders.checkout import place_order
 from orders.exceptions import PricesChanged
 from orders.models import Order, PaymentAttempt
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 from core.mongo.counter import count_operations
 
 from tests.support.examined import documents_examined
 from tests.support.inventory import assert_invariant, cart_doc, inventory
-from tests.support.payments import charges
+from tests.support.payments import card_token, charges
 from tests.support.shopper import CARD, OTHER, SKU, add, session_cart
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 
 
 @pytest.fixture
@@ -47,7 +46,7 @@ def attempts():
 
 
 def place(cart_id, provider=None, **kwargs):
-    return place_order(cart_id, provider or TestProvider(), GOOD_CARD, "Ada", "ada@example.com", **kwargs)
+    return place_order(cart_id, provider or StripeProvider(), card_token(), "Ada", "ada@example.com", **kwargs)
 
 
 def assert_charged_as_ordered(order):

@@ -206,10 +206,10 @@ def test_a_price_changed_after_the_reread_is_not_charged_the_read_one_is(shop):
     old = price_of(SKU)
     Cart.objects.add_item(cart.id, SKU, 2, {"title": "Track", "price": old}, 10)
 
-    class ChangingProvider(TestProvider):
-        def charge(self, amount, card, reference, idempotency_key):
+    class ChangingProvider(StripeProvider):
+        def confirm(self, intent_id, idempotency_key):
             set_price(SKU, old + 500)
-            return super().charge(amount, card, reference, idempotency_key)
+            return super().confirm(intent_id, idempotency_key=idempotency_key)
 
     order = place(cart.id, ChangingProvider())
     assert [line.price for line in order.lines] == [old]

@@ -25,13 +25,13 @@ from orders.checkout import place_order
 from orders.managers.ledger import COMPLETED, PaymentAttemptManager
 from orders.managers import OrderManager
 from orders.models import Order, PaymentAttempt
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 from core.mongo.serverprocess import uri_for
 
 from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
 from tests.support.payments import charges
+from tests.support.payments import card_token
 
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 WRITES = ("insert_one", "update_one", "update_many", "bulk_write")
 
 
@@ -102,7 +102,7 @@ def test_checkout_with_every_write_dropped_places_one_order_with_one_charge(monk
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
     log = drop_writes(monkeypatch, [CartManager, PaymentAttemptManager, OrderManager], when)
-    order = place_order(cart.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    order = place_order(cart.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
     monkeypatch.undo()
     # The cart lock, the attempt's record and moves, the order, the cart's completion.
     assert {"carts", "payment_attempts", "orders"} <= {name for name, _ in log}, log
@@ -138,9 +138,9 @@ def test_order_status_changes_with_their_writes_dropped_happen_once(monkeypatch,
     stock("A", 5)
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 2)
-    order = place_order(cart.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+    order = place_order(cart.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
     drop_writes(monkeypatch, [OrderManager], when)
-    fulfilment.cancel(order.number, provider=TestProvider())
+    fulfilment.cancel(order.number, provider=StripeProvider())
     monkeypatch.undo()
     placed = Order.objects.collection.find_one({"number": order.number})
     assert [entry["status"] for entry in placed["history"]] == ["placed", "paid", "cancelled", "refunded"]

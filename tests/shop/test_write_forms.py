@@ -30,14 +30,14 @@ from orders import fulfilment
 from orders.checkout import place_order
 from orders.managers.ledger import new_key
 from orders.models import Order, PaymentAttempt
-from orders.payments import Card, TestProvider
+from orders.payments import StripeProvider
 from core.mongo.counter import count_operations
 
 from tests.support.inventory import add, assert_invariant, stock
+from tests.support.payments import card_token
 
 #: Collections that stay small whatever the trade: findAndModify may go there.
 SMALL_COLLECTIONS = {"counters"}
-GOOD_CARD = Card("4242424242424242", 12, 2099, "123", "Ada")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -69,11 +69,11 @@ def test_no_shop_write_path_sends_find_and_modify_to_a_growing_collection():
         result = merge_guest_cart(guest.id, "account-1", 10)
 
         # Checkout, then the order's status changes, cancellation and refund.
-        order = place_order(result.cart_id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
-        fulfilment.cancel(order.number, provider=TestProvider())
+        order = place_order(result.cart_id, StripeProvider(), card_token(), "Ada", "ada@example.com")
+        fulfilment.cancel(order.number, provider=StripeProvider())
         second = Cart.objects.create_cart()
         add(second.id, "A", 1)
-        shipped = place_order(second.id, TestProvider(), GOOD_CARD, "Ada", "ada@example.com")
+        shipped = place_order(second.id, StripeProvider(), card_token(), "Ada", "ada@example.com")
         fulfilment.mark_shipped(shipped.number)
         fulfilment.mark_delivered(shipped.number)
 

@@ -70,13 +70,15 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         write), *before* the intent is confirmed: recovery can then always ask the provider.
 
         Returns True when recorded; False when the attempt is no longer ``charging`` (recovery
-        voided it: the intent must not be confirmed) or already has an intent.
+        voided it: the intent must not be confirmed) or already has an intent. After a dropped
+        connection the write counts as done when the attempt holds this very intent.
         """
-        result = self.collection.update_one(
-            {"_id": key, "status": CHARGING, "intent_id": {"$in": ["", None]}},
-            {"$set": {"intent_id": intent_id, "order.card": dict(card), "updated_at": clock.now()}},
-        )
-        return bool(result.modified_count)
+        return bool(write_once(
+            lambda: self.collection.update_one(
+                {"_id": key, "status": CHARGING, "intent_id": {"$in": ["", None]}},
+                {"$set": {"intent_id": intent_id, "order.card": dict(card), "updated_at": clock.now()}},
+            ).modified_count,
+            lambda: carries(self.get_raw(key), {"intent_id": intent_id})))
 
     def _move(self, key, before, fields):
         """Set ``fields`` on attempt ``key`` if its status is in ``before``; the document after, or None.

@@ -13,6 +13,7 @@ Views, commands and admin classes call these methods; none builds a query.
 import datetime
 
 from django.db import connections, models
+from bson import ObjectId
 from pymongo import ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
@@ -181,22 +182,36 @@ class OrderManager(MongoCollectionMixin, models.Manager):
     def reserve_refund(self, number, request, amount, by, reason, most):
         """Record a pending refund of ``amount`` cents on order ``number`` for the admin form
         ``request`` (one conditional write): only if that request is not on the order yet and
-        ``refunded`` stays within ``most`` cents. True when recorded (this press refunds)."""
-        result = self.collection.update_one(
-            {"number": number, "refunds.request": {"$ne": request}, "refunded": {"$not": {"$gt": most - amount}}},
-            {"$push": {"refunds": {"request": request, "refund_id": "", "amount": amount, "by": by,
-                                   "at": clock.now(), "reason": reason, "status": "pending"}},
-             "$inc": {"refunded": amount}},
-        )
-        return bool(result.modified_count)
+        ``refunded`` stays within ``most`` cents. True when recorded (this press refunds).
+
+        After a dropped connection the write counts as done only when the order holds this
+        very write's entry (its own ``write`` id): a second press of the same ``request``,
+        refused, is never taken for this one.
+        """
+        mine = str(ObjectId())
+        return bool(write_once(
+            lambda: self.collection.update_one(
+                {"number": number, "refunds.request": {"$ne": request},
+                 "refunded": {"$not": {"$gt": most - amount}}},
+                {"$push": {"refunds": {"request": request, "refund_id": "", "amount": amount, "by": by,
+                                       "at": clock.now(), "reason": reason, "status": "pending",
+                                       "write": mine}},
+                 "$inc": {"refunded": amount}},
+            ).modified_count,
+            lambda: self.collection.find_one({"number": number, "refunds.write": mine}, {"_id": 1}) is not None))
 
     def confirm_refund(self, number, request, refund_id):
         """The pending refund ``request`` of order ``number`` went through as Stripe's ``refund_id``
-        (one write, positional ``$`` with ``update_one``: SecantusDB refuses it in findAndModify)."""
-        self.collection.update_one(
-            {"number": number, "refunds.request": request},
-            {"$set": {"refunds.$.refund_id": refund_id, "refunds.$.status": "succeeded"}},
-        )
+        (one write, positional ``$`` with ``update_one``: SecantusDB refuses it in findAndModify).
+        After a dropped connection it counts as done when the entry carries ``refund_id``."""
+        write_once(
+            lambda: self.collection.update_one(
+                {"number": number, "refunds.request": request},
+                {"$set": {"refunds.$.refund_id": refund_id, "refunds.$.status": "succeeded"}},
+            ),
+            lambda: self.collection.find_one(
+                {"number": number, "refunds": {"$elemMatch": {"request": request, "refund_id": refund_id}}},
+                {"_id": 1}) is not None)
 
     def drop_refund(self, number, request, amount):
         """Take back the pending refund ``request`` Stripe refused (one conditional write)."""

@@ -40,7 +40,7 @@ def test_first_numbers_are_distinct_when_16_threads_create_the_counter_at_once()
     in one command)."""
     from django.db import connection
 
-    from orders.managers import COUNTERS
+    from orders.managers.orders import COUNTERS
 
     for _ in range(5):
         connection.get_collection(COUNTERS).delete_many({})

@@ -49,9 +49,9 @@ from core.mongo.serverprocess import free_port, pid_alive, port_is_free
 logger = logging.getLogger(__name__)
 
 #: localstripe's own state file (hard-coded there; not ours to move).
-STATE_FILE = Path("/tmp/localstripe.pickle")
+STATE_FILE = Path("/tmp/localstripe.pickle")  # nosec B108
 #: Where the shop keeps the one local Stripe's port, pid, lock and webhooks.
-STATE_DIR = Path(os.environ.get("SHOP_LOCAL_STRIPE_DIR") or "/tmp/shop-localstripe")
+STATE_DIR = Path(os.environ.get("SHOP_LOCAL_STRIPE_DIR") or "/tmp/shop-localstripe")  # nosec B108
 #: Seconds a starting localstripe may take to answer.
 START_TIMEOUT = 30.0
 #: The secret and publishable keys the shop uses with localstripe (it accepts any ``sk_``/``pk_`` key).
@@ -72,7 +72,7 @@ def answers(port, timeout=1.0):
     """True when localstripe answers on ``port``: its fake Stripe.js is served there (nothing
     else on the machine serves ``/js.stripe.com/v3/`` with localstripe's banner)."""
     try:
-        with urllib.request.urlopen(f"{base_url(port)}/js.stripe.com/v3/", timeout=timeout) as response:
+        with urllib.request.urlopen(f"{base_url(port)}/js.stripe.com/v3/", timeout=timeout) as response:  # nosec B310
             return b"localstripe" in response.read(4096)
     except (OSError, ValueError):
         return False
@@ -203,7 +203,7 @@ class LocalStripe:
     def _post(self, port, path, fields):
         data = urllib.parse.urlencode(fields, doseq=True).encode()
         request = urllib.request.Request(f"{base_url(port)}{path}", data=data, method="POST")
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:  # nosec B310
             response.read()
 
     def _register_all(self, port):

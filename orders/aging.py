@@ -29,7 +29,7 @@ from inventory.models import Cart, Inventory
 from core import clock
 
 from . import numbers
-from .managers import COUNTERS, ORDER_COUNTER
+from .managers.orders import COUNTERS, ORDER_COUNTER
 from .models import Order, PaymentAttempt
 
 #: Units still available of each aged SKU.

@@ -183,7 +183,8 @@ CATALOG_CACHE = "default"
 # How long a cached catalog read lives, in seconds (a catalog write makes it unreachable
 # at once: this only bounds how long entries of old versions take space).
 CATALOG_CACHE_SECONDS = env.int("CATALOG_CACHE_SECONDS", default=3600)
-# The currency of every price, which the catalog keeps in integer cents.
+# The currency of every price, which the catalog keeps in integer cents, and of every
+# PaymentIntent (Stripe takes it lower case: orders/payments.py).
 SHOP_CURRENCY = "USD"
 # The JSON API (/api/v1/): how long a client or proxy may reuse an answer, in seconds.
 API_CACHE_SECONDS = env.int("API_CACHE_SECONDS", default=60)
@@ -220,8 +221,6 @@ STRIPE_PUBLISHABLE_KEY = env.str("STRIPE_PUBLISHABLE_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
 STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
 SHOP_PAYMENTS_TEST_MODE = env.bool("SHOP_PAYMENTS_TEST_MODE", default=False)
-# The currency of every PaymentIntent (amounts are cents of it: core/money.py).
-SHOP_CURRENCY = "usd"
 # The shop's name in every PaymentIntent's metadata (default: the database's name), so that
 # shops sharing one Stripe account never settle or audit each other's payments.
 PAYMENT_SHOP_ID = env.str("PAYMENT_SHOP_ID", default="")

@@ -258,6 +258,8 @@ def report_minutes(history):
     figures = []
     for minute, group in sorted(minutes.items()):
         first, last = group[0], group[-1]
+        if minute and int(last["Timestamp"]) - int(first["Timestamp"]) < 50:
+            continue  # the run's last seconds: not a minute to compare
         seconds = max(1, int(last["Timestamp"]) - int(first["Timestamp"]))
         requests = int(last["Total Request Count"]) - int(first["Total Request Count"])
         errors = int(last["Total Failure Count"]) - int(first["Total Failure Count"])

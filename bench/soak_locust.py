@@ -3,7 +3,9 @@
 Each shopper keeps its cookies (its session and cart) and, in a loop with
 1 to 3 seconds of thought between requests: opens the home page, a category
 page, product pages and searches, adds to its cart, and now and then checks
-out with the test provider's good card. The products are those
+out paying with Stripe's test card 4242 4242 4242 4242, turned into a token by the
+Stripe the page loads (the local Stripe: the shopper's browser would do the same
+through Stripe.js), so only the token reaches the shop. The products are those
 ``bench/soak.py`` generates for the run (``GEN-000000`` ... ``GEN-000299``,
 categories ``top-0`` ... ``top-9``). Requests are named by kind, so
 Locust's figures read per page. Not imported by the shop (Locust is no
@@ -19,10 +21,15 @@ PRODUCTS = [f"GEN-{number:06d}" for number in range(300)]
 CATEGORIES = [f"top-{number}" for number in range(10)]
 # The generated titles' made-up words (catalog/generate.py builds them the same way).
 WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu") for b in ("ka", "do", "ri") for c in ("do", "ru", "an")})
-CHECKOUT = {"name": "Soak Shopper", "email": "soak@example.com", "card_number": "4242 4242 4242 4242",
-            "expiry": "12/39", "cvc": "123", "ship-name": "Soak Shopper", "ship-line1": "1 Load Street",
-            "ship-city": "London", "ship-postcode": "EC1V 9NR", "ship-country": "GB"}
+CHECKOUT = {"name": "Soak Shopper", "email": "soak@example.com", "ship-name": "Soak Shopper",
+            "ship-line1": "1 Load Street", "ship-city": "London", "ship-postcode": "EC1V 9NR",
+            "ship-country": "GB"}
+CARD = {"card[number]": "4242424242424242", "card[exp_month]": "12", "card[exp_year]": "2039",
+        "card[cvc]": "123"}
 TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+STRIPE_JS = re.compile(r'<script src="([^"]+)/js\.stripe\.com/v3/?"')
+STRIPE_KEY = re.compile(r'data-key="([^"]+)"')
+CONFIRMED_TOTAL = re.compile(r'name="confirmed_total" value="(\d+)"')
 
 
 class Shopper(HttpUser):
@@ -58,9 +65,16 @@ class Shopper(HttpUser):
     @task(1)
     def checkout(self):
         page = self.client.get("/checkout/", name="checkout form")
-        if "card_number" not in (page.text or ""):
+        text = page.text or ""
+        stripe, key = STRIPE_JS.search(text), STRIPE_KEY.search(text)
+        if "stripe_token" not in text or stripe is None or key is None:
             return  # an empty cart: nothing to check out
-        with self.client.post("/checkout/", {**CHECKOUT, "csrfmiddlewaretoken": self.token(page)},
-                              name="checkout", catch_response=True) as answer:
+        # What Stripe.js does in the shopper's browser: the card to Stripe, a token back.
+        made = self.client.post(f"{stripe.group(1)}/v1/tokens", {**CARD, "key": key.group(1)},
+                                name="stripe token (Stripe.js)")
+        total = CONFIRMED_TOTAL.search(text)
+        form = {**CHECKOUT, "csrfmiddlewaretoken": self.token(page), "stripe_token": made.json().get("id", ""),
+                "confirmed_total": total.group(1) if total else ""}
+        with self.client.post("/checkout/", form, name="checkout", catch_response=True) as answer:
             if answer.status_code >= 400:
                 answer.failure(f"checkout answered {answer.status_code}")

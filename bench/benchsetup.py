@@ -8,9 +8,12 @@ set) and never load the demo catalog on their own. Any variable already set
 in the environment wins.
 """
 
+import json
 import os
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,3 +54,21 @@ LOAD_FROM_ONE_ADDRESS = {
     "CART_MAX_SKU_UNITS_PER_CLIENT": "100000000", "CART_MAX_OPEN_CARTS_PER_CLIENT": "100000000",
     "SHOP_PAYMENTS_TEST_MODE": "1",
 }
+
+
+def wait_healthy(url, server, timeout=120):
+    """Wait until ``url`` (a ``/healthz``) answers 200, polling every half second; returns its
+    JSON answer. Exits the benchmark with one line when ``server`` (a ``Popen``: gunicorn) ends
+    first or ``timeout`` seconds pass (a first start on a large database migrates first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit("gunicorn exited before answering; see its log.")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:  # nosec B310 - http://127.0.0.1
+                if answer.status == 200:
+                    return json.loads(answer.read())
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit("gunicorn did not answer /healthz in time.")

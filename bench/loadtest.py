@@ -58,7 +58,7 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-from bench.benchsetup import LOAD_FROM_ONE_ADDRESS  # noqa: E402
+from bench.benchsetup import LOAD_FROM_ONE_ADDRESS, wait_healthy  # noqa: E402
 RESULTS = BASE_DIR / "bench" / "results"
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
@@ -220,20 +220,6 @@ def plan_requests(slugs, skus, artists, kinds, token, rng, mix, cart_skus):
 def lua_script(plan, token):
     rows = ",\n".join("{%s, %s, %s}" % tuple(json.dumps(v) for v in row) for row in plan)
     return LUA.replace("{PLAN}", "{\n" + rows + "\n}").replace("{TOKEN}", token)
-
-
-def wait_healthy(url, server, timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            sys.exit("gunicorn exited before answering; see its log.")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
-                if answer.status == 200:
-                    return json.loads(answer.read())
-        except OSError:
-            time.sleep(0.3)
-    sys.exit("gunicorn did not answer /healthz in time.")
 
 
 def kind_of(path):

@@ -46,13 +46,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-from bench.benchsetup import LOAD_FROM_ONE_ADDRESS  # noqa: E402
+from bench.benchsetup import LOAD_FROM_ONE_ADDRESS, wait_healthy  # noqa: E402
 AGED, EMPTY = "shop_soak_aged", "shop_soak_empty"
 SOAK_SKUS = [f"SOAK-{number:03d}" for number in range(100)]
 CALLS = ["cart add", "change", "remove", "checkout", "status change", "refund", "restock"]
@@ -199,7 +198,7 @@ def load(options):
     server = subprocess.Popen([GUNICORN, "-c", "gunicorn.conf.py"], cwd=BASE_DIR, env=env,
                               stdout=subprocess.DEVNULL, stderr=open(results / "gunicorn.log", "w"))
     try:
-        wait_healthy(f"http://127.0.0.1:{port}/healthz", server)
+        wait_healthy(f"http://127.0.0.1:{port}/healthz", server, timeout=600)
         command = [options.locust, "-f", str(BASE_DIR / "bench" / "soak_locust.py"), "--headless",
                    "--host", f"http://127.0.0.1:{port}", "-u", str(options.users), "-r", str(options.spawn_rate),
                    "-t", f"{int(options.minutes * 60)}s", "--csv", str(results / "soak"), "--csv-full-history",
@@ -227,21 +226,6 @@ def _catalog():
     if not Product.objects.exists():
         call_command("populatedb", "--products", "300", "--categories", "101", "--stock", "100000", verbosity=0)
     Inventory.objects.ensure_stock(SOAK_SKUS, 1_000_000)
-
-
-def wait_healthy(url, server, timeout=180):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            sys.exit("gunicorn exited before answering; see its log.")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(1)
-    sys.exit("gunicorn did not answer /healthz in time.")
 
 
 def report_minutes(history):

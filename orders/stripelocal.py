@@ -44,7 +44,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from core.mongo.serverprocess import free_port, pid_alive, port_is_free
+from core.mongo.serverprocess import free_port, pid_alive, port_is_free, read_port
 
 logger = logging.getLogger(__name__)
 
@@ -113,11 +113,7 @@ class LocalStripe:
 
     def kept_port(self):
         """The kept port (int), or None before the first start."""
-        try:
-            port = int(self.port_path.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return port if 0 < port < 65536 else None
+        return read_port(self.port_path)
 
     def url(self):
         """The base URL of the kept port (str), whether or not the server runs now; None before

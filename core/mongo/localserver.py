@@ -48,7 +48,7 @@ import sys
 import time
 from pathlib import Path
 
-from .serverprocess import answers, free_port, is_server_of, port_is_free, server_pid, terminate, uri_for
+from .serverprocess import answers, free_port, is_server_of, port_is_free, read_port, server_pid, terminate, uri_for
 
 __all__ = ["LocalServer", "LocalServerError", "answers", "start_throwaway", "uri_for"]
 
@@ -199,11 +199,7 @@ class LocalServer:
 
     def kept_port(self):
         """The port (int) kept in ``port`` for this directory, or None before the first start."""
-        try:
-            port = int(self.port_path.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return port if 0 < port < 65536 else None
+        return read_port(self.port_path)
 
     def _choose_port(self):
         """The kept port; on the first start, a free one (the one of an older ``server.json`` if

@@ -60,6 +60,16 @@ def server_pid(port, timeout=1.0):
         client.close()
 
 
+def read_port(path):
+    """The port (int) written in the file ``path`` (a ``Path``), or None when the file is missing,
+    unreadable or holds no port from 1 to 65535: how a local server keeps its port between starts."""
+    try:
+        port = int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return port if 0 < port < 65536 else None
+
+
 def free_port():
     """A TCP port (int) free on 127.0.0.1 right now, chosen by the kernel."""
     with socket.socket() as sock:

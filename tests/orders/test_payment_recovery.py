@@ -22,7 +22,7 @@ from orders.models import Order, PaymentAttempt
 from orders.payments import PaymentError, StripeProvider
 from orders.reconcile import checkout_outcome, reconcile, start_background
 from core import clock
-from tests.support.inventory import add, assert_invariant, cart_doc, inventory, stock
+from tests.support.inventory import assert_invariant, cart_doc, inventory
 from tests.support.payments import card_token, charges, refunded
 
 
@@ -41,16 +41,6 @@ class AnswerLost(StripeProvider):
     def confirm(self, intent_id, idempotency_key):
         super().confirm(intent_id, idempotency_key)
         raise Crash()
-
-
-@pytest.fixture
-def cart_id():
-    stock("A", 5)
-    stock("B", 5)
-    cart = Cart.objects.create_cart()
-    add(cart.id, "A", 2)
-    add(cart.id, "B", 1)
-    return cart.id
 
 
 def checkout(cart_id, provider=None):

@@ -9,13 +9,12 @@ import time
 
 import pytest
 
-from inventory.models import Cart
 from orders.checkout import place_order
 from orders.models import Order, PaymentAttempt, PaymentEvent
 from orders.payments import StripeProvider, shop_id
 from orders.webhooks import LOCAL_WEBHOOK_SECRET
 from tests.orders.test_payment_recovery import AnswerLost, Crash, assert_settled
-from tests.support.inventory import add, cart_doc, stock
+from tests.support.inventory import cart_doc
 from tests.support.payments import card_token, charges
 
 URL = "/stripe/webhook/"
@@ -39,16 +38,6 @@ def event_for(intent_id, kind="payment_intent.succeeded", event_id=None, **metad
     obj = {"id": intent.id, "object": "payment_intent", "status": intent.status, "amount": intent.amount,
            "metadata": {**intent.metadata, **metadata}}
     return {"id": event_id or f"evt_{intent_id}_{kind}", "object": "event", "type": kind, "data": {"object": obj}}
-
-
-@pytest.fixture
-def cart_id():
-    stock("A", 5)
-    stock("B", 5)
-    cart = Cart.objects.create_cart()
-    add(cart.id, "A", 2)
-    add(cart.id, "B", 1)
-    return cart.id
 
 
 @pytest.fixture

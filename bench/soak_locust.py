@@ -8,14 +8,19 @@ Stripe the page loads (the local Stripe: the shopper's browser would do the same
 through Stripe.js), so only the token reaches the shop. The products are those
 ``bench/soak.py`` generates for the run (``GEN-000000`` ... ``GEN-000299``,
 categories ``top-0`` ... ``top-9``). Requests are named by kind, so
-Locust's figures read per page. Not imported by the shop (Locust is no
+Locust's figures read per page. Every request is also written to the CSV file
+``SOAK_REQUEST_LOG`` names (start time, name, response time, the ``Server-Timing``
+wait on Stripe, failed), from which ``bench/soak.py`` reports the shop's own
+time minute by minute. Not imported by the shop (Locust is no
 dependency of it): run with Locust's own virtualenv.
 """
 
+import csv
+import os
 import random
 import re
 
-from locust import HttpUser, between, task
+from locust import HttpUser, between, events, task
 
 PRODUCTS = [f"GEN-{number:06d}" for number in range(300)]
 CATEGORIES = [f"top-{number}" for number in range(10)]
@@ -30,6 +35,38 @@ TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 STRIPE_JS = re.compile(r'<script src="([^"]+)/js\.stripe\.com/v3/?"')
 STRIPE_KEY = re.compile(r'data-key="([^"]+)"')
 CONFIRMED_TOTAL = re.compile(r'name="confirmed_total" value="(\d+)"')
+STRIPE_WAIT = re.compile(r"stripe;dur=([\d.]+)")
+#: The name of the request Stripe.js makes: to Stripe, not to the shop.
+STRIPE_JS_REQUEST = "stripe token (Stripe.js)"
+_log = None
+
+
+@events.test_start.add_listener
+def open_log(environment, **kwargs):
+    global _log
+    path = os.environ.get("SOAK_REQUEST_LOG")
+    if path:
+        handle = open(path, "w", newline="")
+        _log = (handle, csv.writer(handle))
+        _log[1].writerow(["start", "name", "ms", "stripe_ms", "failed"])
+
+
+@events.request.add_listener
+def log_request(name, response_time, response=None, exception=None, start_time=None, **kwargs):
+    """One row per request: when it started (epoch seconds), its name, its response time and
+    the part of it the shop spent waiting on Stripe (its Server-Timing header), in ms."""
+    if _log is None:
+        return
+    timing = response.headers.get("Server-Timing", "") if response is not None else ""
+    waited = STRIPE_WAIT.search(timing)
+    _log[1].writerow([f"{start_time or 0:.3f}", name, f"{response_time:.1f}",
+                      waited.group(1) if waited else "0", int(exception is not None)])
+
+
+@events.test_stop.add_listener
+def close_log(environment, **kwargs):
+    if _log is not None:
+        _log[0].close()
 
 
 class Shopper(HttpUser):
@@ -71,7 +108,7 @@ class Shopper(HttpUser):
             return  # an empty cart: nothing to check out
         # What Stripe.js does in the shopper's browser: the card to Stripe, a token back.
         made = self.client.post(f"{stripe.group(1)}/v1/tokens", {**CARD, "key": key.group(1)},
-                                name="stripe token (Stripe.js)")
+                                name=STRIPE_JS_REQUEST)
         total = CONFIRMED_TOTAL.search(text)
         form = {**CHECKOUT, "csrfmiddlewaretoken": self.token(page), "stripe_token": made.json().get("id", ""),
                 "confirmed_total": total.group(1) if total else ""}

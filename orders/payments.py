@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from core.timing import waiting_on
+
 logger = logging.getLogger(__name__)
 
 
@@ -158,7 +160,8 @@ class StripeProvider(PaymentProvider):
         stripe = self.stripe
         for attempt in (1, 2):
             try:
-                return method(*args, **kwargs)
+                with waiting_on("stripe"):
+                    return method(*args, **kwargs)
             except stripe.CardError as error:
                 raise PaymentDeclined(error.user_message or "Your card was declined.") from error
             except stripe.InvalidRequestError as error:

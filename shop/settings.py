@@ -75,6 +75,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "core.middleware.RequestLogMiddleware",
+    # Time spent waiting on Stripe, sent as Server-Timing when SHOP_SERVER_TIMING is on (core/timing.py).
+    "core.timing.ServerTimingMiddleware",
     # A view that cannot reach the database answers 503 with Retry-After (core.unavailable).
     "core.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -221,6 +223,9 @@ STRIPE_PUBLISHABLE_KEY = env.str("STRIPE_PUBLISHABLE_KEY", default="")
 STRIPE_WEBHOOK_SECRET = env.str("STRIPE_WEBHOOK_SECRET", default="")
 STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
 SHOP_PAYMENTS_TEST_MODE = env.bool("SHOP_PAYMENTS_TEST_MODE", default=False)
+# Send the time a request waited on Stripe in a Server-Timing header (core/timing.py): for
+# benchmarks (bench/soak.py); off by default, as timings tell outsiders about the server.
+SHOP_SERVER_TIMING = env.bool("SHOP_SERVER_TIMING", default=False)
 # The shop's name in every PaymentIntent's metadata (default: the database's name), so that
 # shops sharing one Stripe account never settle or audit each other's payments.
 PAYMENT_SHOP_ID = env.str("PAYMENT_SHOP_ID", default="")

@@ -1,6 +1,9 @@
 """Template filters of the shop."""
 
+from urllib.parse import quote
+
 from django import template
+from django.urls import reverse
 from django.conf import settings
 from django.utils.html import format_html
 
@@ -34,10 +37,34 @@ def availability(product):
     return Availability(getattr(product, "available", None))
 
 
+@register.filter
+def duration(milliseconds):
+    """A duration in milliseconds as ``m:ss`` (or ``h:mm:ss`` past an hour); "" for none."""
+    if not isinstance(milliseconds, (int, float)) or isinstance(milliseconds, bool):
+        return ""
+    seconds = int(milliseconds) // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+@register.simple_tag
+def genre_url(genre, product_type):
+    """The genre page of ``genre`` for products of ``product_type`` (a type's name): ``?type=``
+    unless it is the genre pages' default type (``settings.CATALOG_GENRE_TYPE``)."""
+    url = reverse("catalog:genre", args=[genre])
+    if product_type != settings.CATALOG_GENRE_TYPE:
+        url += "?type=" + quote(str(product_type), safe="/")
+    return url
+
+
 def _details(product):
-    details = product.details
-    artist = getattr(details, "artist", "") or ""
-    genres = [g for g in (getattr(details, "genre", None) or []) if g]
+    details = product.details or {}
+    artist = details.get("artist") or ""
+    genres = details.get("genre") or []
+    genres = [g for g in (genres if isinstance(genres, list) else [genres]) if g]
     return artist, genres[0] if genres else ""
 
 

@@ -202,7 +202,7 @@ def test_every_catalog_write_bumps_the_version(shop):
     product.title = "Changed"
     product.save()
     changed()
-    Product.objects.sync([Product(sku="SKU-S", type=Product.AUDIO_ALBUM, title="Synced",
+    Product.objects.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
                                   pricing=product.pricing)])
     changed()
     product.delete()

@@ -10,7 +10,7 @@ from django.test import Client, override_settings
 from catalog.generate import populate
 from catalog.listing import WINDOWED_FROM
 from catalog.managers import counts
-from catalog.models import AlbumDetails, Category, ListingCount, Pricing, Product
+from catalog.models import Category, ListingCount, Pricing, Product
 from inventory.models import Inventory
 from core import clock
 from core.mongo.counter import count_operations
@@ -23,8 +23,8 @@ from tests.support.threads import run_together
 def album(sku, category, days_ago=None):
     """An unsaved album in ``category``, issued ``days_ago`` days before now (None: undated)."""
     issued = None if days_ago is None else clock.now() - datetime.timedelta(days=days_ago)
-    return Product(sku=sku, type=Product.AUDIO_ALBUM, title=f"Album {sku}", categories=[category.pk],
-                   details=AlbumDetails(artist="Artist", genre=["Rock"], issue_date=issued),
+    return Product(sku=sku, type="Audio Album", title=f"Album {sku}", categories=[category.pk],
+                   details={"artist": "Artist", "genre": ["Rock"], "issue_date": issued},
                    pricing=Pricing.from_prices(1000, 1000))
 
 

@@ -19,7 +19,7 @@ What a change of a type does to the products already stored
 """
 
 from django.db import models
-from pymongo import ASCENDING
+from pymongo import ASCENDING, UpdateOne
 
 from core.mongo.collections import MongoCollectionMixin
 
@@ -80,9 +80,10 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         ``renamed_choices``: ``{code: {old value: new value}}`` for the choices
         renamed. When the stored type had another name, every product's ``type``
         is rewritten (one ``update_many``); each renamed choice rewrites the
-        products storing it (one ``update_many`` each: ``$set`` of the value, or of
-        the matched element of a multiple choice's list with the positional
-        ``$``). Then the catalog's version is bumped. Returns the type.
+        products storing it (a choice: one ``update_many`` per renamed value; a
+        multiple choice: one read of the products holding a renamed value and one
+        ``bulk_write`` of their new lists). Then the catalog's version is bumped.
+        Returns the type.
         """
         previous = None
         if product_type.pk is not None:
@@ -93,13 +94,26 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         if previous is not None and previous["name"] != name:
             products.update_many({"type": previous["name"]}, {"$set": {"type": name}})
         for code, renames in (renamed_choices or {}).items():
+            renames = {old: new for old, new in renames.items() if old != new}
             attribute = product_type.attribute(code)
-            many = attribute is not None and attribute.kind == "multichoice"
-            for old, new in renames.items():
-                if old == new:
-                    continue
-                path = f"details.{code}"
-                products.update_many({"type": name, path: old},
-                                     {"$set": {f"{path}.$" if many else path: new}})
+            if not renames or attribute is None:
+                continue
+            path = f"details.{code}"
+            if attribute.kind != "multichoice":
+                for old, new in renames.items():
+                    products.update_many({"type": name, path: old}, {"$set": {path: new}})
+                continue
+            # A multiple choice's lists: read the products holding a renamed value, then one
+            # bulk write of each one's new list, on the condition that its list is unchanged.
+            # (The positional "$set": {"details.<code>.$": new} MongoDB evaluates is refused by
+            # SecantusDB 0.7.0b3, "The positional operator did not find the match needed".)
+            held = products.find({"type": name, path: {"$in": list(renames)}}, {path: 1})
+            writes = []
+            for document in held:
+                values = document["details"][code]
+                writes.append(UpdateOne({"_id": document["_id"], path: values},
+                                        {"$set": {path: [renames.get(v, v) for v in values]}}))
+            if writes:
+                products.bulk_write(writes, ordered=False)
         bump_catalog_version()
         return product_type

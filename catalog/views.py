@@ -111,7 +111,7 @@ def genre(request, genre):
     """``/genre/<genre>/``: the albums of a genre, newest first (``?type=`` another product
     type: ``Film``, ``TV Season``). 404 when the genre has none; 400 for an unknown type."""
     product_type = request.GET.get("type", settings.CATALOG_GENRE_TYPE)
-    if ProductType.objects.by_name(product_type) is None:
+    if product_type != settings.CATALOG_GENRE_TYPE and ProductType.objects.by_name(product_type) is None:
         return render(request, "400.html", status=400)
     return _product_list(request, Product.objects.by_genre(genre, product_type), {
         "heading": genre, "subheading": f"{product_type}s, newest first",

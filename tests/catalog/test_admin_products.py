@@ -132,7 +132,6 @@ def test_duplicate_sku_is_refused(admin_client, shelf):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"details_artist": ""}, "This value is required."),
     ({"details_issue_date": "last tuesday"}, "Enter a valid date/time."),
     ({"details_format": "Cassette"}, "Select a valid choice."),
     ({"details_tracks": "1 | Intro | Ann | long | 99"}, "Record 1, duration: Enter a number."),

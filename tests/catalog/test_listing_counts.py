@@ -116,7 +116,7 @@ def test_a_product_moved_in_the_admin_changes_both_counts(tree, admin_client):
     assert reader.get("/c/video/").context["page"].paginator.count == 0
     product = Product.objects.get(sku="SKU-A")
     data = album_data(sku="SKU-A", title="Alpha", categories=[str(tree["Video"].pk)],
-                      **{"album-artist": "Artist", "album-genre": "Rock"})
+                      details_artist="Artist", details_genre="Rock")
     with override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                                "LOCATION": "the-admin"}}):
         assert admin_client.post(f"/admin/catalog/product/{product.pk}/change/", data).status_code == 302

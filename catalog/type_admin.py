@@ -1,7 +1,9 @@
 """The product types in the Django admin: a name and its attributes, saved through
 ``ProductType.objects.save_type`` (which rewrites the stored products a rename changes)."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.http import HttpResponseRedirect
+from django.urls import reverse
 
 from .models import ProductType
 from .type_forms import ProductTypeAdminForm
@@ -22,3 +24,22 @@ class ProductTypeAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         ProductType.objects.save_type(obj, getattr(form, "renamed_choices", None))
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # one at a time: each is checked for products
+        return actions
+
+    def delete_view(self, request, object_id, extra_context=None):
+        """Deleting a type that products still have is refused with a message (nothing changes)."""
+        product_type = self.get_object(request, object_id)
+        if product_type is not None:
+            used = ProductType.objects.product_count(product_type)
+            if used:
+                self.message_user(request, f"{product_type.name} cannot be deleted: {used} product(s) "
+                                  "have this type.", messages.ERROR)
+                return HttpResponseRedirect(reverse("admin:catalog_producttype_change", args=[object_id]))
+        return super().delete_view(request, object_id, extra_context)
+
+    def delete_model(self, request, obj):
+        ProductType.objects.delete_type(obj)

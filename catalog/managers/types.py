@@ -73,6 +73,16 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         products = self.get_collection(catalog_model("Product")._meta.db_table)
         return products.count_documents({"type": product_type.name, f"details.{code}": value})
 
+    def product_count(self, product_type):
+        """How many products have ``product_type`` (one count)."""
+        products = self.get_collection(catalog_model("Product")._meta.db_table)
+        return products.count_documents({"type": product_type.name})
+
+    def delete_type(self, product_type):
+        """Delete ``product_type`` (the caller checked ``product_count`` is 0); bump the catalog."""
+        product_type.delete()
+        bump_catalog_version()
+
     def save_type(self, product_type, renamed_choices=None):
         """Save ``product_type`` (a ProductType, new or changed) and rewrite the stored
         products its changes rename.

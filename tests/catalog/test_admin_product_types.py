@@ -262,3 +262,14 @@ def test_a_removed_attribute_stays_stored_unshown_until_the_products_next_save(a
                         details_released="", details_care="", details_organic="")
     assert admin_client.post(f"/admin/catalog/product/{tee.pk}/change/", data).status_code == 302
     assert "weight" not in Product.objects.collection.find_one({"sku": "TEE-1"})["details"]
+
+
+def test_a_type_products_have_cannot_be_deleted(admin_client, shirt_type):
+    tee = _tee("TEE-1")
+    url = f"{TYPES}{shirt_type.pk}/delete/"
+    response = admin_client.post(url, {"post": "yes"}, follow=True)
+    assert "T-shirt cannot be deleted: 1 product(s) have this type." in response.content.decode()
+    assert ProductType.objects.by_name("T-shirt") is not None
+    tee.delete()
+    assert admin_client.post(url, {"post": "yes"}).status_code == 302
+    assert ProductType.objects.by_name("T-shirt") is None

@@ -114,6 +114,9 @@ def test_a_product_of_the_new_type_is_added_through_the_form_built_from_it(admin
     assert stored["released"] == datetime.datetime(2024, 5, 1)  # a BSON date
     page = client.get("/p/TEE-1/")
     assert page.status_code == 200 and "Plain tee" in page.content.decode()
+    for row in ("<dt>Brand</dt><dd>Acme</dd>", "<dt>Weight</dt><dd>180 g</dd>", "<dt>Organic</dt><dd>Yes</dd>",
+                "<dt>Colours</dt><dd>red, blue</dd>", "<dt>Released</dt><dd>1 May 2024</dd>"):
+        assert row in page.content.decode()
     html = admin_client.get(f"/admin/catalog/product/{product.pk}/change/").content.decode()
     assert 'name="details_brand" value="Acme"' in html
     assert "Wash cold | 30\nDry flat | </textarea>" in html

@@ -130,9 +130,10 @@ def test_product_page_costs_its_reads_and_the_view_event(chinook):
         Client().get("/p/CHK-0001/")
     with count_operations() as warm:
         Client().get("/p/CHK-0001/")
-    # the catalog version, the product, its stock, its categories, the top categories;
-    # the view event. Warm (catalog cache): the version and the stock.
-    assert (cold.reads, cold.writes) == (5, 1), cold.operations
+    # the catalog version, the product, its stock, its categories, the top categories, its
+    # type (the labels of its attributes); the view event. Warm (catalog cache): the version
+    # and the stock.
+    assert (cold.reads, cold.writes) == (6, 1), cold.operations
     assert (warm.reads, warm.writes) == (2, 1), warm.operations
 
 

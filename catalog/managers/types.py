@@ -18,6 +18,7 @@ What a change of a type does to the products already stored
   nothing: see ``docs/staff.md`` for what staff then see.
 """
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from pymongo import ASCENDING, UpdateOne
 
@@ -54,6 +55,22 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
             cursor = self.read_collection.find({}, {"name": 1}).sort("name", ASCENDING)
             return [d["name"] for d in cursor]
         return cached("product-type-names", (), read)
+
+    def clean_products(self, products):
+        """``products`` (Product instances) as a list, each one's ``details`` replaced by the
+        cleaned ones (``Product.clean_details``); one read of their types. Raises
+        ValidationError (``{"type": [...]}`` for a type that does not exist, ``{code: [...]}``
+        for the details) before any is changed."""
+        products = list(products)
+        types = self.by_names({p.type for p in products})
+        cleaned = []
+        for product in products:
+            if product.type not in types:
+                raise ValidationError({"type": [f"There is no product type named {product.type!r}."]})
+            cleaned.append(product.clean_details(types[product.type]))
+        for product, details in zip(products, cleaned):
+            product.details = details
+        return products
 
     def facet_attributes(self, type_names):
         """The facet attributes (``facet=True``) of the types named in ``type_names``,

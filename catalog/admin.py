@@ -11,7 +11,9 @@ is a form error or an admin message, and changes nothing.
 
 Products: search by title, SKU or artist, filters by type and category (the
 category and its descendants, as on the storefront), sorting, pagination;
-the form (``ProductAdminForm``) shows prices in dollars and stores cents.
+adding one starts by choosing its type; the form (``ProductAdminForm``, with
+one field per attribute of the type: ``product_form_for``) shows prices in
+dollars and stores cents. Product types: ``catalog/type_admin.py``.
 
 Only staff reach the admin; staff without the change permission can look
 but not change; every change is in Django's LogEntry history.

@@ -51,15 +51,15 @@ def utc_iso(moment):
 def product_card(product):
     """A product of a listing (a ``Product`` read with the card fields) as JSON:
     ``{_id, sku, title, type, artist, issue_date, pricing, currency, url}``."""
-    details = product.details
-    issue_date = getattr(details, "issue_date", None)
+    details = product.details or {}
+    issue_date = details.get("issue_date")
     pricing = product.pricing
     return {
         "_id": str(product.pk),
         "sku": product.sku,
         "title": product.title,
         "type": product.type,
-        "artist": getattr(details, "artist", None),
+        "artist": details.get("artist"),
         "issue_date": utc_iso(issue_date) if issue_date else None,
         "pricing": {"list": pricing.list, "retail": pricing.retail, "savings": pricing.savings,
                     "pct_savings": pricing.pct_savings},

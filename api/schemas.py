@@ -41,8 +41,9 @@ class Track(Schema):
 
 
 class Details(Schema):
-    """The details of the product's type (Audio Album, TV Season, Film): the fields below
-    that the type has, and ``_label``, the name of the details' type."""
+    """The values of the attributes of the product's type (``product_types``), by attribute
+    code: the fields below are those of the demo catalog's types; other types' codes come as
+    they are stored."""
 
     model_config = ConfigDict(extra="allow")
     artist: Optional[str] = None

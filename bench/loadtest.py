@@ -167,8 +167,7 @@ def catalog_targets(stock):
     slugs = sorted(Category.objects.values_list("slug", flat=True))
     products = list(Product.objects.all())
     skus = sorted(p.sku for p in products)
-    artists = sorted({p.details.artist for p in products
-                      if p.details is not None and getattr(p.details, "artist", "")})
+    artists = sorted({p.details["artist"] for p in products if (p.details or {}).get("artist")})
     kinds = {"category": "/c/", "product": "/p/"}
     for kind, name in (("search", "catalog:search"), ("cart", "inventory:add")):
         try:

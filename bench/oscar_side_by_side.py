@@ -60,7 +60,7 @@ def export_catalog(path):
                        for c in categories],
         "products": [{
             "sku": p.sku, "title": p.title, "price_cents": p.pricing.retail,
-            "description": "\n".join([p.description] + [t.title for t in getattr(p.details, "tracks", None) or []]),
+            "description": "\n".join([p.description] + [t["title"] for t in (p.details or {}).get("tracks") or []]),
             "categories": [by_id[c].slug for c in p.categories if c in by_id],
             "stock": stock.get(p.sku, 0),
         } for p in products],

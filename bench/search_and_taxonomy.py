@@ -39,7 +39,7 @@ from django.test.utils import setup_test_environment  # noqa: E402
 
 from catalog.keywords import document_keywords  # noqa: E402
 from catalog.search import lower_title  # noqa: E402
-from catalog.models import AlbumDetails, Category, Pricing, Product, Track  # noqa: E402
+from catalog.models import Category, Pricing, Product  # noqa: E402
 from core.mongo import engine, get_collection  # noqa: E402
 from core.mongo.documents import model_to_document  # noqa: E402
 
@@ -103,15 +103,14 @@ def generated_products(count, rng):
     issue = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
     for number in range(count):
         title = " ".join(rng.sample(WORDS, 3)).title()
-        tracks = [Track(number=t, title=" ".join(rng.sample(WORDS, 2)).title(),
-                        duration=200_000, price=99) for t in range(1, 6)]
+        tracks = [{"number": t, "title": " ".join(rng.sample(WORDS, 2)).title(), "composer": "",
+                   "duration": 200_000, "price": 99} for t in range(1, 6)]
         list_cents = 1299
         yield Product(
-            sku=f"BENCH-{number:06d}", type=Product.AUDIO_ALBUM, title=f"{title} {number}",
+            sku=f"BENCH-{number:06d}", type="Audio Album", title=f"{title} {number}",
             description=f"{title} by Band {number % 5000}: 5 tracks.",
-            details=AlbumDetails(artist=f"Band {number % 5000}", genre=[rng.choice(WORDS)],
-                                 issue_date=issue + datetime.timedelta(days=number % 9000),
-                                 tracks=tracks),
+            details={"artist": f"Band {number % 5000}", "genre": [rng.choice(WORDS)],
+                     "issue_date": issue + datetime.timedelta(days=number % 9000), "tracks": tracks},
             pricing=Pricing.from_prices(list_cents, 999),
         )
 

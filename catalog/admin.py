@@ -11,7 +11,9 @@ is a form error or an admin message, and changes nothing.
 
 Products: search by title, SKU or artist, filters by type and category (the
 category and its descendants, as on the storefront), sorting, pagination;
-the form (``ProductAdminForm``) shows prices in dollars and stores cents.
+adding one starts by choosing its type; the form (``ProductAdminForm``, with
+one field per attribute of the type: ``product_form_for``) shows prices in
+dollars and stores cents. Product types: ``catalog/type_admin.py``.
 
 Only staff reach the admin; staff without the change permission can look
 but not change; every change is in Django's LogEntry history.
@@ -22,16 +24,13 @@ from django.contrib.admin.views.main import ChangeList
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 
-from .admin_forms import (
-    DETAILS_FORMS,
-    CategoryAdminForm,
-    ProductAdminForm,
-    details_field_names,
-)
+from .admin_forms import CategoryAdminForm, ProductAdminForm, product_form_for
+from .attribute_fields import field_name
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
-from .models import Category, Product
+from .models import Category, Product, ProductType
+from .type_admin import ProductTypeAdmin  # noqa: F401  (registers the product types' admin)
 from core.templatetags.money import money
 
 
@@ -214,25 +213,29 @@ class ProductAdmin(admin.ModelAdmin):
     list_per_page = 50
     ordering = ["title"]
 
-    @property
-    def fieldsets(self):
-        sets = [
-            (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
-            ("Pricing", {"fields": ["list_price", "retail_price"]}),
-            ("Cover", {"fields": ["image"]}),
-            ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
-        ]
-        for product_type, (_form, prefix) in DETAILS_FORMS.items():
-            sets.append((
-                f"{product_type} details",
-                {"fields": details_field_names(product_type),
-                 "classes": ["product-details", f"details-{prefix}"],
-                 "description": f"Used when the type is {product_type}."},
-            ))
-        return sets
+    def _product_type(self, request, obj=None):
+        """The ProductType of the form: the product's, or on add the one named by ``?type=``
+        (or the submitted ``type``); None when none is chosen or there is no such type."""
+        name = obj.type if obj is not None else (request.GET.get("type") or request.POST.get("type"))
+        return ProductType.objects.by_name(name) if name else None
 
-    def get_changelist(self, request, **kwargs):
-        return ProductChangeList
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The product form built from the product's type (``product_form_for``)."""
+        product_type = self._product_type(request, obj)
+        kwargs["form"] = product_form_for(product_type)
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Adding a product starts by choosing its type (as django-oscar's product classes
+        do): without a known ``?type=``, a page listing the types, each a link to the form."""
+        if self._product_type(request) is None:
+            from django.template.response import TemplateResponse
+
+            context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                       "title": "Add product: choose its type",
+                       "type_names": ProductType.objects.names(), "unknown": request.GET.get("type")}
+            return TemplateResponse(request, "admin/catalog/product/choose_type.html", context)
+        return super().add_view(request, form_url, extra_context)
 
     def get_fieldsets(self, request, obj=None):
         if obj is not None and not self.has_change_permission(request, obj):
@@ -242,7 +245,22 @@ class ProductAdmin(admin.ModelAdmin):
                 ("Pricing", {"fields": ["list_price", "retail_price"]}),
                 ("Shipping and details", {"fields": ["shipping_summary", "details_summary"]}),
             ]
-        return super().get_fieldsets(request, obj)
+        product_type = self._product_type(request, obj)
+        sets = [
+            (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
+            ("Pricing", {"fields": ["list_price", "retail_price"]}),
+            ("Cover", {"fields": ["image"]}),
+            ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
+        ]
+        if product_type is not None and product_type.attributes:
+            sets.append((f"{product_type.name} details",
+                         {"fields": [field_name(a) for a in product_type.attributes],
+                          "classes": ["product-details"]}))
+        return sets
+
+    def get_changelist(self, request, **kwargs):
+        return ProductChangeList
+
 
     def save_model(self, request, obj, form, change):
         """Save the product; a new one also gets its stock record, with 0 units.
@@ -276,24 +294,25 @@ class ProductAdmin(admin.ModelAdmin):
 
     @admin.display(description="Details")
     def details_summary(self, product):
-        details = product.details
-        if details is None:
-            return "-"
+        """The stored values of the type's attributes, ``label: value; ...`` (records counted)."""
+        details = product.details or {}
+        product_type = ProductType.objects.by_name(product.type)
         parts = []
-        for field in details._meta.concrete_fields:
-            value = getattr(details, field.attname, None)
-            if field.name in ("id", "tracks") or value in (None, "", []):
+        for attribute in (product_type.attributes if product_type else []):
+            value = details.get(attribute.code)
+            if value in (None, "", []):
                 continue
-            value = ", ".join(map(str, value)) if isinstance(value, list) else value
-            parts.append(f"{field.verbose_name}: {value}")
-        tracks = getattr(details, "tracks", None)
-        if tracks:
-            parts.append(f"{len(tracks)} tracks")
-        return "; ".join(parts)
+            if attribute.kind == "records":
+                parts.append(f"{len(value)} {attribute.name.lower()}")
+                continue
+            elif isinstance(value, list):
+                value = ", ".join(map(str, value))
+            parts.append(f"{attribute.name}: {value}")
+        return "; ".join(parts) or "-"
 
     @admin.display(description="Artist")
     def artist(self, product):
-        return getattr(product.details, "artist", "") or ""
+        return (product.details or {}).get("artist", "") or ""
 
     @admin.display(description="Available")
     def available(self, product):
@@ -313,5 +332,4 @@ class ProductAdmin(admin.ModelAdmin):
 
     class Media:
         css = {"all": ["shop/admin/lists.css"]}
-        js = ["shop/admin/product_form.js"]
 

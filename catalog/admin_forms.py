@@ -9,30 +9,23 @@
   error and nothing is written. Saving is the admin's job, through the
   manager (``catalog/admin.py``).
 * ``CategoryMoveForm``: a drop in the admin's tree (node, target, where).
-* ``AlbumDetailsForm``, ``FilmDetailsForm``, ``SeasonDetailsForm``: one form
-  per known product type ("Product Catalog" use case's ``details``).
-* ``ProductAdminForm``: a product's common fields, pricing shown in dollars
-  and stored in cents, shipping, and the details of its type.
+* ``ProductAdminForm`` and ``product_form_for(product_type)``: a product's
+  common fields, pricing shown in dollars and stored in cents, shipping, and
+  one field per attribute of its type (``catalog/attribute_fields.py``), checked
+  with ``clean_details`` ("Product Catalog" use case's ``details``).
+* The product types' forms are in ``catalog/type_forms.py``.
 """
 
-import copy
-
 from django import forms
+from django.core.exceptions import ValidationError
 
 from core.money import cents, dollars
 
+from .attribute_fields import details_from_form, field_name, form_field, initial_value
+from .attributes import clean_details
 from .exceptions import InvalidMove
 from .ids import as_object_id
-from .models import (
-    AlbumDetails,
-    Category,
-    Dimensions,
-    FilmDetails,
-    Pricing,
-    Product,
-    SeasonDetails,
-    Shipping,
-)
+from .models import Category, Dimensions, Pricing, Product, ProductType, Shipping
 from .slugs import slug_for
 from .tree import MOVE_PLACES
 
@@ -203,73 +196,20 @@ class CategoryMoveForm(forms.Form):
 
 # -- products ---------------------------------------------------------------
 
-class AlbumDetailsForm(forms.ModelForm):
-    """The details of an ``Audio Album``: artist, genres, issue date (tracks are kept)."""
-
-    class Meta:
-        model = AlbumDetails
-        fields = ["artist", "genre", "issue_date"]
-
-
-class FilmDetailsForm(forms.ModelForm):
-    """The details of a ``Film``: directors, writers, actors, genres, rating, aspect ratio, issue date."""
-
-    class Meta:
-        model = FilmDetails
-        fields = ["director", "writer", "actor", "genre", "rating", "aspect_ratio", "issue_date"]
-
-
-class SeasonDetailsForm(forms.ModelForm):
-    """The details of a ``TV Season``: studio or creator, genres, issue date (episodes are kept)."""
-
-    class Meta:
-        model = SeasonDetails
-        fields = ["artist", "genre", "issue_date"]
-
-
-#: The form of each known product type, and the prefix of its fields in ProductAdminForm.
-DETAILS_FORMS = {
-    Product.AUDIO_ALBUM: (AlbumDetailsForm, "album"),
-    Product.FILM: (FilmDetailsForm, "film"),
-    Product.TV_SEASON: (SeasonDetailsForm, "season"),
-}
-
-
-def details_field_names(product_type):
-    """The names ProductAdminForm gives the details fields of ``product_type``: ``album-artist``, ..."""
-    form_class, prefix = DETAILS_FORMS[product_type]
-    return [f"{prefix}-{name}" for name in form_class.base_fields]
-
-
-def _details_fields():
-    """Optional copies of every type's details fields, named as its prefixed form names them.
-
-    ProductAdminForm shows them all (one fieldset per type); ``clean()``
-    validates the chosen type's form alone, so only its required fields are
-    required.
-    """
-    fields = {}
-    for form_class, prefix in DETAILS_FORMS.values():
-        for name, field in form_class.base_fields.items():
-            field = copy.deepcopy(field)
-            field.required = False
-            fields[f"{prefix}-{name}"] = field
-    return fields
-
-
-# A Form class declaring the details fields, so that the admin's fieldsets may name them.
-_DetailsFields = type("_DetailsFields", (forms.Form,), {"__module__": __name__, **_details_fields()})
-
-
-class ProductAdminForm(forms.ModelForm, _DetailsFields):
+class ProductAdminForm(forms.ModelForm):
     """A product: SKU, type, title, description, categories, pricing, shipping and details.
 
     Prices are entered in dollars and stored in cents (``Pricing.from_prices``
     derives the savings). Categories are chosen from the tree. The details
-    are validated with the form of the chosen type (``DETAILS_FORMS``); an
-    album's or a season's tracks are kept when the type does not change.
-    A duplicate SKU is refused by the model's unique check.
+    fields are those of the product's type (``product_form_for`` adds one per
+    attribute); their values are checked with ``clean_details``, whose errors
+    are the fields' errors, so nothing is saved when one does not fit. Values
+    stored under codes the type no longer has are not shown and are left out
+    at this save. A duplicate SKU is refused by the model's unique check.
     """
+
+    #: The ProductType whose attributes the form shows (set by ``product_form_for``).
+    product_type = None
 
     categories = CategoryMultipleChoiceField(required=False)
     list_price = forms.DecimalField(
@@ -294,6 +234,14 @@ class ProductAdminForm(forms.ModelForm, _DetailsFields):
         super().__init__(*args, **kwargs)
         if "categories" in self.fields:
             self.fields["categories"].set_tree(Category.objects.tree())
+        if "type" in self.fields:
+            names = ProductType.objects.names()
+            self.fields["type"] = forms.ChoiceField(
+                choices=[(n, n) for n in names], label="Type",
+                help_text="Chosen when the product is added; its attributes are the details below.")
+            if self.product_type is not None:
+                self.fields["type"].initial = self.product_type.name
+                self.fields["type"].disabled = True
         product = self.instance
         if product.pk is None:
             return
@@ -306,43 +254,43 @@ class ProductAdminForm(forms.ModelForm, _DetailsFields):
             if dimensions is not None:
                 for name in ("width", "height", "depth"):
                     self.initial.setdefault(name, getattr(dimensions, name))
-        if product.type in DETAILS_FORMS and product.details is not None:
-            form_class, prefix = DETAILS_FORMS[product.type]
-            if isinstance(product.details, form_class._meta.model):
-                details_form = form_class(instance=product.details)
-                for name in form_class.base_fields:
-                    self.initial.setdefault(f"{prefix}-{name}", details_form.initial.get(name))
+        stored = product.details or {}
+        for attribute in self.attributes:
+            if attribute.code in stored:
+                self.initial.setdefault(field_name(attribute), initial_value(attribute, stored[attribute.code]))
+
+    @property
+    def attributes(self):
+        """The attributes of the form's type (none without a type)."""
+        return list(self.product_type.attributes or []) if self.product_type is not None else []
 
     def clean(self):
         cleaned = super().clean()
         list_price, retail_price = cleaned.get("list_price"), cleaned.get("retail_price")
         if list_price is not None and retail_price is not None and retail_price > list_price:
             self.add_error("retail_price", "The retail price cannot be above the list price.")
-        product_type = cleaned.get("type")
         self.details = None
-        if product_type in DETAILS_FORMS:
-            self.details = self._clean_details(product_type)
+        if self.product_type is None:
+            self.add_error(None, "Choose the product's type first.")
+            return cleaned
+        details, problems = details_from_form(self.attributes, cleaned)
+        for code, message in problems.items():
+            self.add_error(field_name(self.product_type.attribute(code)), message)
+        if problems:
+            return cleaned
+        try:
+            self.details = clean_details(self.product_type, details)
+        except ValidationError as error:
+            for code, messages in error.message_dict.items():
+                attribute = self.product_type.attribute(code)
+                self.add_error(field_name(attribute) if attribute is not None else None, messages)
         return cleaned
-
-    def _clean_details(self, product_type):
-        """Validate the submitted details with the form of ``product_type``; its errors become ours."""
-        form_class, prefix = DETAILS_FORMS[product_type]
-        details_form = form_class(self.data, prefix=prefix)
-        if not details_form.is_valid():
-            for name, errors in details_form.errors.items():
-                self.add_error(f"{prefix}-{name}" if name in form_class.base_fields else None, errors)
-            return None
-        details = details_form.save(commit=False)
-        previous = self.instance.details
-        if hasattr(details, "tracks"):
-            keep = isinstance(previous, type(details)) and self.instance.type == product_type
-            details.tracks = list(previous.tracks) if keep else []
-        return details
 
     def save(self, commit=True):
         """Set pricing (cents), shipping and details on the product; save it when ``commit``."""
         product = super().save(commit=False)
         data = self.cleaned_data
+        product.type = self.product_type.name
         product.pricing = Pricing.from_prices(cents(data["list_price"]), cents(data["retail_price"]))
         product.shipping = Shipping(
             weight=data.get("weight") or 0,
@@ -352,3 +300,15 @@ class ProductAdminForm(forms.ModelForm, _DetailsFields):
         if commit:
             product.save()
         return product
+
+
+def product_form_for(product_type, base=ProductAdminForm):
+    """A ProductAdminForm class for products of ``product_type`` (a ProductType, or None for
+    a form that only asks for the type): ``base`` with one field per attribute, named
+    ``details_<code>`` (``catalog.attribute_fields.form_field``)."""
+    attributes = {}
+    if product_type is not None:
+        attributes = {field_name(a): form_field(a) for a in product_type.attributes or []}
+    return type(f"{base.__name__}For", (base,), {
+        "__module__": __name__, "product_type": product_type, **attributes,
+    })

@@ -24,7 +24,8 @@ import random
 
 from bson import ObjectId
 
-from .models import AlbumDetails, Category, ListingCount, Pricing, Product, Track
+from .chinook import AUDIO_ALBUM
+from .models import Category, ListingCount, Pricing, Product
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
 WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "ne", "fi", "da")
@@ -65,20 +66,20 @@ def category_nodes(categories=5000):
 def make_product(number, leaf_id, genre, rng):
     """The generated album ``number`` (an unsaved Product) in the category ``leaf_id``."""
     title = f"{rng.choice(WORDS).title()} {rng.choice(WORDS)} {number}"
-    tracks = [Track(number=i, title=f"{rng.choice(WORDS).title()} {rng.choice(WORDS)}",
-                    composer=rng.choice(WORDS).title(), duration=rng.randrange(90_000, 420_000),
-                    price=99)
+    tracks = [{"number": i, "title": f"{rng.choice(WORDS).title()} {rng.choice(WORDS)}",
+               "composer": rng.choice(WORDS).title(), "duration": rng.randrange(90_000, 420_000),
+               "price": 99}
               for i in range(1, rng.randrange(9, 16))]
-    list_cents = sum(t.price for t in tracks)
+    list_cents = sum(t["price"] for t in tracks)
     retail_cents = list_cents * rng.randrange(70, 101) // 100
     issued = datetime.datetime(rng.randrange(1960, 2025), rng.randrange(1, 13), rng.randrange(1, 29),
                                tzinfo=datetime.UTC)
     return Product(
-        sku=f"GEN-{number:06d}", type=Product.AUDIO_ALBUM, title=title,
+        sku=f"GEN-{number:06d}", type=AUDIO_ALBUM, title=title,
         description=f"A generated album by {title.split()[0]} and the {title.split()[1]}s.",
         categories=[leaf_id], pricing=Pricing.from_prices(list_cents, retail_cents),
-        details=AlbumDetails(artist=f"The {rng.choice(WORDS).title()}s", genre=[genre],
-                             issue_date=issued, tracks=tracks),
+        details={"artist": f"The {rng.choice(WORDS).title()}s", "genre": [genre],
+                 "issue_date": issued, "tracks": tracks},
     )
 
 

@@ -34,7 +34,7 @@ WINDOWED_FROM = 200
 
 #: What a product card shows: not the track lists.
 CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
-               "details.genre": 1, "details.issue_date": 1, "details._label": 1, "image": 1}
+               "details.genre": 1, "details.issue_date": 1, "image": 1}
 #: The same as model fields (``ProductManager.card_from_document``).
 CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image"}
 

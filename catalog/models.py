@@ -1,4 +1,4 @@
-"""Catalog documents: categories with embedded ancestors, products with typed details.
+"""Catalog documents: categories with embedded ancestors, product types, products with their type's details.
 
 The shapes are the ``categories`` and ``products`` collections of
 ``docs/collections.md`` ("Category Hierarchy" use case). Money is integer cents; times
@@ -13,14 +13,21 @@ from django_mongodb_backend.fields import (
     EmbeddedModelArrayField,
     EmbeddedModelField,
     ObjectIdField,
-    PolymorphicEmbeddedModelField,
 )
 from django_mongodb_backend.models import EmbeddedModel
 from imagekit.models import ImageSpecField
 
+from .attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
+from .fields import SubdocumentField
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import CatalogVersionManager, CategoryManager, ListingCountManager, ProductManager
+from .managers import (
+    CatalogVersionManager,
+    CategoryManager,
+    ListingCountManager,
+    ProductManager,
+    ProductTypeManager,
+)
 from .managers.reports import CatalogReportManager
 from .search import lower_title
 
@@ -116,54 +123,94 @@ class Pricing(EmbeddedModel):
         return cls(list=list_cents, retail=retail_cents, savings=savings, pct_savings=pct)
 
 
-class Track(EmbeddedModel):
-    """A track of an album or an episode of a season: ``duration`` in milliseconds, ``price`` in cents."""
+class AttributeBase(EmbeddedModel):
+    """What an attribute and a records' field share (see ``Attribute``)."""
 
-    number = models.PositiveIntegerField()
-    title = models.CharField(max_length=300)
-    composer = models.CharField(max_length=300, blank=True, default="")
-    duration = models.PositiveIntegerField(help_text="milliseconds")
-    price = models.PositiveIntegerField(help_text="cents")
+    code = models.CharField(max_length=64, validators=[validate_code])
+    label = models.CharField(max_length=200, blank=True, default="")
+    unit = models.CharField(max_length=20, blank=True, default="",
+                            help_text='For numbers: what they count, e.g. "g", "min", "cents".')
+    choices = ArrayField(models.CharField(max_length=200), default=list, blank=True,
+                         help_text="For choice and multiple choice: the values, comma-separated.")
+    required = models.BooleanField(default=False)
+    many = models.BooleanField(default=False, help_text="For text: a list of texts (e.g. actors).")
+    facet = models.BooleanField(default=False)
+    variant = models.BooleanField(default=False)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return self.code
 
     @property
-    def duration_display(self):
-        """``m:ss`` (or ``h:mm:ss`` past an hour)."""
-        seconds = self.duration // 1000
-        hours, rest = divmod(seconds, 3600)
-        minutes, seconds = divmod(rest, 60)
-        if hours:
-            return f"{hours}:{minutes:02d}:{seconds:02d}"
-        return f"{minutes}:{seconds:02d}"
+    def name(self):
+        """The label shown to shoppers and staff (the code when there is no label)."""
+        return self.label or self.code
 
 
-class AlbumDetails(EmbeddedModel):
-    """Details of an ``Audio Album`` ("Product Catalog" use case): artist, genres, issue date, tracks."""
+class RecordField(AttributeBase):
+    """A field of the records of a ``records`` attribute (an album's track: number, title,
+    composer, duration, price): an attribute without records of its own; ``kind`` is one of
+    ``catalog.attributes.KINDS`` but ``records``."""
 
-    artist = models.CharField(max_length=200)
-    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    issue_date = models.DateTimeField(null=True, blank=True)
-    tracks = EmbeddedModelArrayField(Track, default=list, blank=True)
-
-
-class FilmDetails(EmbeddedModel):
-    """Details of a ``Film`` ("Product Catalog" use case): director, writer, actors, rating, aspect ratio."""
-
-    director = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    writer = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    actor = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    rating = models.CharField(max_length=20, blank=True, default="")
-    aspect_ratio = models.CharField(max_length=20, blank=True, default="")
-    issue_date = models.DateTimeField(null=True, blank=True)
+    kind = models.CharField(max_length=20, choices=FIELD_KIND_CHOICES, default="text")
 
 
-class SeasonDetails(EmbeddedModel):
-    """Details of a ``TV Season``: the series' studio or creator, genres, episodes."""
+class Attribute(AttributeBase):
+    """An attribute of a product type: ``{code, label, kind, unit, choices, required, facet,
+    variant, many, fields}``.
 
-    artist = models.CharField(max_length=200)
-    genre = ArrayField(models.CharField(max_length=100), default=list, blank=True)
-    issue_date = models.DateTimeField(null=True, blank=True)
-    tracks = EmbeddedModelArrayField(Track, default=list, blank=True)
+    ``code`` is the key of the value in a product's ``details``; ``kind`` one
+    of ``catalog.attributes.KINDS``; ``unit`` for numbers; ``choices`` for
+    choice and multiple choice; ``required``: every product of the type has a
+    value; ``facet``: shown as a facet on listings; ``variant``: distinguishes
+    the variants of a product (an album's format: CD, Vinyl); ``many`` on text:
+    a list of texts; ``fields``: the fields of each record of a ``records``
+    attribute.
+    """
+
+    kind = models.CharField(max_length=20, choices=KIND_CHOICES, default="text")
+    fields = EmbeddedModelArrayField(RecordField, default=list, blank=True)
+
+
+class ProductType(models.Model):
+    """A product type staff define ("Product Catalog" use case's ``type``): a name and its attributes.
+
+    ``name`` is the string products store in their ``type``; ``attributes``
+    (embedded in the type's document, in display order) say what a product of
+    the type holds in its ``details``. Read through ``ProductType.objects``
+    (``by_name``, cached with the catalog); written by the admin through
+    ``ProductType.objects.save_type``, which rewrites the stored products a
+    rename changes.
+    """
+
+    name = models.CharField(max_length=40, unique=True)
+    slug = models.SlugField(max_length=60, unique=True)
+    attributes = EmbeddedModelArrayField(Attribute, default=list, blank=True)
+
+    objects = ProductTypeManager()
+
+    class Meta:
+        db_table = "product_types"
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def attribute(self, code):
+        """The attribute ``code``, or None."""
+        return next((a for a in self.attributes or [] if a.code == code), None)
+
+    @property
+    def variant_attributes(self):
+        """The attributes that distinguish variants (``variant=True``), in display order."""
+        return [a for a in self.attributes or [] if a.variant]
+
+    @property
+    def facet_attributes(self):
+        """The attributes shown as facets (``facet=True``), in display order."""
+        return [a for a in self.attributes or [] if a.facet]
 
 
 class Product(models.Model):
@@ -174,14 +221,9 @@ class Product(models.Model):
     its descendants.
     """
 
-    AUDIO_ALBUM = "Audio Album"
-    FILM = "Film"
-    TV_SEASON = "TV Season"
-    TYPE_CHOICES = [(AUDIO_ALBUM, AUDIO_ALBUM), (FILM, FILM), (TV_SEASON, TV_SEASON)]
-    DETAILS_MODELS = {AUDIO_ALBUM: AlbumDetails, FILM: FilmDetails, TV_SEASON: SeasonDetails}
-
     sku = models.CharField("SKU", max_length=64, unique=True)
-    type = models.CharField(max_length=40, choices=TYPE_CHOICES)
+    # The name of its ProductType (``product_types``); renamed with the type.
+    type = models.CharField(max_length=40)
     title = models.CharField(max_length=300)
     # The title lower-cased, for the index-friendly prefix search ("Product Catalog" use case
     # "Regular Expression Pitfalls"); kept in sync by save() and sync().
@@ -197,9 +239,8 @@ class Product(models.Model):
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
-    details = PolymorphicEmbeddedModelField(
-        [AlbumDetails, FilmDetails, SeasonDetails], null=True, blank=True
-    )
+    # The values of its type's attributes, {code: value}, checked by clean_details on save.
+    details = SubdocumentField(null=True, blank=True)
     # The cover staff upload (a path in the default storage; "" for none: the
     # pages then show a generated cover, see catalog/images.py).
     image = models.ImageField(
@@ -227,13 +268,15 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save, keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
+        """Save, with ``details`` checked against the product's type (``clean_details``: raises
+        ValidationError and writes nothing when they do not fit it), keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
         words of its title, description and details) and ``listed_in`` (its categories and
         their ancestors: one read of the categories) in step with the product, and the kept
         counts of the categories it enters or leaves (``ListingCount.objects.changing``: one
         read of its stored ``listed_in``; when that changes, a mark before and a recount after)."""
         from core.mongo.documents import model_to_document
 
+        self.details = self.clean_details()
         self.title_lower = lower_title(self.title)
         self.listed_in = Category.objects.listed_in(self.categories)
         self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
@@ -249,6 +292,21 @@ class Product(models.Model):
 
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])
+
+    def clean_details(self, product_type=None):
+        """``details`` checked against the product's type (``catalog.attributes.clean_details``):
+        the normalised dict. ``product_type`` (a ProductType) saves the read of the type
+        (``ProductType.objects.by_name``, cached with the catalog). Raises ValidationError
+        ``{"type": [...]}`` when no type has the product's ``type``, ``{code: [...]}`` for the
+        details (see ``clean_details``)."""
+        from django.core.exceptions import ValidationError
+
+        from .attributes import clean_details
+
+        product_type = product_type or ProductType.objects.by_name(self.type)
+        if product_type is None:
+            raise ValidationError({"type": [f"There is no product type named {self.type!r}."]})
+        return clean_details(product_type, self.details or {})
 
 
 class CatalogVersion(models.Model):

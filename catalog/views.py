@@ -8,7 +8,7 @@ from django.shortcuts import render
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
-from .models import Category, Product
+from .models import Category, Product, ProductType
 from .paginators import page_number, paginate
 from .search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from .signals import product_viewed
@@ -110,8 +110,8 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
 def genre(request, genre):
     """``/genre/<genre>/``: the albums of a genre, newest first (``?type=`` another product
     type: ``Film``, ``TV Season``). 404 when the genre has none; 400 for an unknown type."""
-    product_type = request.GET.get("type", Product.AUDIO_ALBUM)
-    if product_type not in dict(Product.TYPE_CHOICES):
+    product_type = request.GET.get("type", settings.CATALOG_GENRE_TYPE)
+    if product_type != settings.CATALOG_GENRE_TYPE and ProductType.objects.by_name(product_type) is None:
         return render(request, "400.html", status=400)
     return _product_list(request, Product.objects.by_genre(genre, product_type), {
         "heading": genre, "subheading": f"{product_type}s, newest first",

@@ -174,6 +174,11 @@ SHOP_ADMIN_PASSWORD = env.str("SHOP_ADMIN_PASSWORD", default="")
 
 # Products shown on a category page (and a page of /api/v1/categories/<slug>/products).
 CATALOG_PAGE_SIZE = 24
+# The product types (ProductType names) of the seeds' storefront queries whose index leads
+# with ``type``: a genre page without ``?type=`` ("Find albums by genre"), an actor's page
+# ("Find movies based on starring actor").
+CATALOG_GENRE_TYPE = "Audio Album"
+CATALOG_ACTOR_TYPE = "Film"
 # The storefront's cache of catalog reads (catalog/cache.py, docs/performance.md):
 # one URL (django-environ's cache_url). Default: each process's own memory, which the
 # catalog's version keeps right across processes; CACHE_URL=pymemcache://host:11211 or

@@ -248,9 +248,10 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         (``ListingCount.objects.changing``: 3 more round trips). ``recount=False``
         skips that, for a bulk load into a catalog without kept counts whose caller
         recounts every category at its end (``populatedb``: ``recount_all``).
-        Products whose SKU is not in ``products`` are left alone. Returns
-        ``{'created': n, 'updated': n, 'unchanged': n}``.
+        Products whose SKU is not in ``products`` are left alone; the details are checked
+        first (``ProductType.objects.clean_products``). Returns ``{'created', 'updated', 'unchanged'}``.
         """
+        products = catalog_model("ProductType").objects.clean_products(products)
         documents = [model_to_document(p, self.db) for p in products]
         ancestors = self._category_ancestors({c for d in documents for c in d.get("categories") or []})
         for document in documents:
@@ -329,14 +330,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
 
     def by_genre(self, genre, product_type=None):
-        """Products of ``product_type`` (default ``Audio Album``) in ``genre``, newest first.
+        """Products of type ``product_type`` (default ``settings.CATALOG_GENRE_TYPE``) in ``genre``.
 
         The "Product Catalog" use case "Find albums by genre and sort by year produced", served by
         the ``(type, details.genre, details.issue_date -1)`` index. Returns a
         ``ProductQuery`` (count + one page: 2 round trips).
         """
         return ProductQuery(self, {
-            "type": str(product_type or self.model.AUDIO_ALBUM),
+            "type": str(product_type or settings.CATALOG_GENRE_TYPE),
             "details.genre": str(genre),
         }, SORTS["newest"])
 
@@ -363,15 +364,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         return ProductQuery(self, {"details.artist": str(artist)}, SORTS["newest"])
 
     def by_actor(self, actor):
-        """The films starring ``actor`` (exact name), newest first.
+        """Products of type ``settings.CATALOG_ACTOR_TYPE`` starring ``actor`` (exact), newest first.
 
         The "Product Catalog" use case "Find movies based on starring actor", served by the
         ``(type, details.actor, details.issue_date -1)`` index. Returns a
         ``ProductQuery``.
         """
-        return ProductQuery(
-            self, {"type": self.model.FILM, "details.actor": str(actor)}, SORTS["newest"]
-        )
+        match = {"type": settings.CATALOG_ACTOR_TYPE, "details.actor": str(actor)}
+        return ProductQuery(self, match, SORTS["newest"])
 
     def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
         """Products that have every word of ``text`` (a shopper's query) among their

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
                 ('artist', models.CharField(max_length=200)),
                 ('genre', django_mongodb_backend.fields.ArrayField(base_field=models.CharField(max_length=100), blank=True, default=list)),
                 ('issue_date', models.DateTimeField(blank=True, null=True)),
-                ('tracks', django_mongodb_backend.fields.EmbeddedModelArrayField(blank=True, default=list, embedded_model=catalog.models.Track)),
+                ('tracks', django_mongodb_backend.fields.EmbeddedModelArrayField(blank=True, default=list, embedded_model='catalog.track')),
             ],
             options={
                 'abstract': False,
@@ -90,7 +90,7 @@ class Migration(migrations.Migration):
                 ('categories', django_mongodb_backend.fields.ArrayField(base_field=django_mongodb_backend.fields.ObjectIdField(), blank=True, default=list)),
                 ('shipping', django_mongodb_backend.fields.EmbeddedModelField(blank=True, embedded_model=catalog.models.Shipping, null=True)),
                 ('pricing', django_mongodb_backend.fields.EmbeddedModelField(embedded_model=catalog.models.Pricing)),
-                ('details', django_mongodb_backend.fields.PolymorphicEmbeddedModelField(blank=True, embedded_models=(catalog.models.AlbumDetails, catalog.models.FilmDetails, catalog.models.SeasonDetails), null=True)),
+                ('details', django_mongodb_backend.fields.PolymorphicEmbeddedModelField(blank=True, embedded_models=('catalog.albumdetails', 'catalog.filmdetails', 'catalog.seasondetails'), null=True)),
             ],
             options={
                 'db_table': 'products',
@@ -104,7 +104,7 @@ class Migration(migrations.Migration):
                 ('artist', models.CharField(max_length=200)),
                 ('genre', django_mongodb_backend.fields.ArrayField(base_field=models.CharField(max_length=100), blank=True, default=list)),
                 ('issue_date', models.DateTimeField(blank=True, null=True)),
-                ('tracks', django_mongodb_backend.fields.EmbeddedModelArrayField(blank=True, default=list, embedded_model=catalog.models.Track)),
+                ('tracks', django_mongodb_backend.fields.EmbeddedModelArrayField(blank=True, default=list, embedded_model='catalog.track')),
             ],
             options={
                 'abstract': False,

@@ -1,6 +1,11 @@
 """Template filters of the shop."""
 
+import datetime
+from urllib.parse import quote
+
 from django import template
+from django.urls import reverse
+from django.utils.formats import date_format
 from django.conf import settings
 from django.utils.html import format_html
 
@@ -34,10 +39,67 @@ def availability(product):
     return Availability(getattr(product, "available", None))
 
 
+@register.filter
+def duration(milliseconds):
+    """A duration in milliseconds as ``m:ss`` (or ``h:mm:ss`` past an hour); "" for none."""
+    if not isinstance(milliseconds, (int, float)) or isinstance(milliseconds, bool):
+        return ""
+    seconds = int(milliseconds) // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+@register.simple_tag
+def genre_url(genre, product_type):
+    """The genre page of ``genre`` for products of ``product_type`` (a type's name): ``?type=``
+    unless it is the genre pages' default type (``settings.CATALOG_GENRE_TYPE``)."""
+    url = reverse("catalog:genre", args=[genre])
+    if product_type != settings.CATALOG_GENRE_TYPE:
+        url += "?type=" + quote(str(product_type), safe="/")
+    return url
+
+
+#: The attributes the product page shows in their own way (links, the tracks' table).
+SHOWN_APART = frozenset({"artist", "genre", "issue_date", "director", "actor", "rating", "tracks"})
+
+
+def _shown(attribute, value):
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    if isinstance(value, datetime.datetime):
+        return date_format(value, "j F Y")
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if attribute.kind == "number" and attribute.unit:
+        return f"{value} {attribute.unit}"
+    return str(value)
+
+
+@register.simple_tag
+def product_details(product):
+    """What the product page shows of ``product``'s details beyond its own rows: ``{"rows":
+    [(label, text)], "tracks_label": str}`` from its type's attributes (one cached read of
+    the type; none for a product of an unknown type)."""
+    from catalog.models import ProductType
+
+    product_type = ProductType.objects.by_name(product.type)
+    if product_type is None:
+        return {"rows": [], "tracks_label": "Tracks"}
+    details = product.details or {}
+    rows = [(a.name, _shown(a, details[a.code])) for a in product_type.attributes
+            if a.code not in SHOWN_APART and a.kind != "records" and details.get(a.code) not in (None, "", [])]
+    tracks = product_type.attribute("tracks")
+    return {"rows": rows, "tracks_label": tracks.name if tracks is not None else "Tracks"}
+
+
 def _details(product):
-    details = product.details
-    artist = getattr(details, "artist", "") or ""
-    genres = [g for g in (getattr(details, "genre", None) or []) if g]
+    details = product.details or {}
+    artist = details.get("artist") or ""
+    genres = details.get("genre") or []
+    genres = [g for g in (genres if isinstance(genres, list) else [genres]) if g]
     return artist, genres[0] if genres else ""
 
 

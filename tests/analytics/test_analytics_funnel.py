@@ -41,7 +41,7 @@ def periods(make_tree):
     """March 2023: imported sales only; April: live events only; May: both; June: more adds than views."""
     tree = make_tree({"Music": {}})
     for sku in "AB":
-        Product.objects.create(sku=sku, type=Product.AUDIO_ALBUM, title=f"Album {sku}",
+        Product.objects.create(sku=sku, type="Audio Album", title=f"Album {sku}",
                                categories=[tree["Music"].pk], pricing=Pricing.from_prices(1000, 999))
     imported((at(2023, 3, 2, 10), "A"), (at(2023, 3, 9, 10), "B"), (at(2023, 3, 9, 11), "A"))
     shopped("A", views=10, carts=4, orders=2, ts=at(2023, 4, 5, 12))

@@ -24,7 +24,7 @@ def shop(make_tree):
     tree = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}})
     for sku, categories in [("A", ["Metal"]), ("B", ["Rock", "Metal"]), ("C", ["Jazz"])]:
         Product.objects.create(
-            sku=sku, type=Product.AUDIO_ALBUM, title=f"Album {sku}",
+            sku=sku, type="Audio Album", title=f"Album {sku}",
             categories=[tree[name].pk for name in categories], pricing=Pricing.from_prices(1000, 999),
         )
     return tree

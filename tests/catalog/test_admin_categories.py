@@ -62,12 +62,12 @@ def form_data(category, **changes):
 # -- changelist ---------------------------------------------------------------
 
 def test_changelist_shows_the_tree_indented_in_tree_order_with_product_counts(admin_client, tree):
-    Product.objects.create(sku="A-1", type=Product.FILM, title="One", categories=[tree["Metal"].pk],
+    Product.objects.create(sku="A-1", type="Film", title="One", categories=[tree["Metal"].pk],
                            pricing=Pricing.from_prices(1000, 900))
-    Product.objects.create(sku="A-2", type=Product.FILM, title="Two",
+    Product.objects.create(sku="A-2", type="Film", title="Two",
                            categories=[tree["Metal"].pk, tree["Jazz"].pk],
                            pricing=Pricing.from_prices(1000, 900))
-    Product.objects.create(sku="A-3", type=Product.FILM, title="Three",
+    Product.objects.create(sku="A-3", type="Film", title="Three",
                            categories=[tree["Metal"].pk, tree["Heavy Metal"].pk],
                            pricing=Pricing.from_prices(1000, 900))
     response = admin_client.get(CHANGELIST)
@@ -328,7 +328,7 @@ def test_delete_with_subcategories_is_refused_with_the_reason(admin_client, tree
 
 
 def test_delete_with_products_is_refused_with_the_reason(admin_client, tree):
-    Product.objects.create(sku="J-1", type=Product.FILM, title="Jazz film", categories=[tree["Jazz"].pk],
+    Product.objects.create(sku="J-1", type="Film", title="Jazz film", categories=[tree["Jazz"].pk],
                            pricing=Pricing.from_prices(1000, 900))
     response = admin_client.post(delete_url(tree["Jazz"]), {"post": "yes"})
     assert "Jazz still has products" in response.content.decode()

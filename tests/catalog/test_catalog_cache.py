@@ -74,8 +74,8 @@ def test_a_price_and_a_title_changed_in_the_admin_show_on_the_next_request(shop,
     warm(reader)
     data = album_data(sku="SKU-A", title="Omega Album", list_price="20.00", retail_price="7.00",
                       categories=[str(shop["Metal"].pk)],
-                      **{"album-artist": "Artist", "album-genre": "Metal",
-                         "album-issue_date": "2001-01-01 00:00"})
+                      details_artist="Artist", details_genre="Metal",
+                      details_issue_date="2001-01-01 00:00")
     with other_process():
         response = admin_client.post(f"/admin/catalog/product/{shop['albums'][0].pk}/change/", data)
     assert response.status_code == 302
@@ -92,7 +92,7 @@ def test_a_product_added_in_the_admin_shows_on_the_next_request(shop, admin_clie
     reader = Client()
     warm(reader)
     data = album_data(sku="SKU-NEW", title="Gamma Album", categories=[str(shop["Rock"].pk)],
-                      **{"album-artist": "Artist", "album-genre": "Metal"})
+                      details_artist="Artist", details_genre="Metal")
     with other_process():
         assert admin_client.post("/admin/catalog/product/add/", data).status_code == 302
     music = reader.get("/c/music/")
@@ -202,7 +202,7 @@ def test_every_catalog_write_bumps_the_version(shop):
     product.title = "Changed"
     product.save()
     changed()
-    Product.objects.sync([Product(sku="SKU-S", type=Product.AUDIO_ALBUM, title="Synced",
+    Product.objects.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
                                   pricing=product.pricing)])
     changed()
     product.delete()

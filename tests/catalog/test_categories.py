@@ -301,7 +301,7 @@ def test_delete_is_refused_while_the_category_has_children_or_products(make_tree
     made = make_tree({"Music": {"Rock": {}}, "Jazz": {}})
     with pytest.raises(CategoryNotEmpty, match="subcategories"):
         Category.objects.delete_category(made["Music"])
-    Product.objects.create(sku="J-1", type=Product.AUDIO_ALBUM, title="Kind of Blue",
+    Product.objects.create(sku="J-1", type="Audio Album", title="Kind of Blue",
                            categories=[made["Jazz"].pk], pricing=Pricing.from_prices(999, 999))
     with pytest.raises(CategoryNotEmpty, match="products"):
         Category.objects.delete_category(made["Jazz"])

@@ -24,7 +24,7 @@ def test_save_lists_a_product_in_its_categories_and_their_ancestors(make_tree):
 
 def test_sync_lists_products_like_save(make_tree):
     tree = make_tree({"Music": {"Rock": {}}})
-    Product.objects.sync([Product(sku="S-1", type=Product.AUDIO_ALBUM, title="Synced",
+    Product.objects.sync([Product(sku="S-1", type="Audio Album", title="Synced",
                                   categories=[tree["Rock"].pk],
                                   pricing=Pricing.from_prices(1000, 900))])
     assert stored_listed_in("S-1") == [tree["Music"].pk, tree["Rock"].pk]

@@ -10,7 +10,7 @@ from django.test import Client, override_settings
 from catalog.generate import populate
 from catalog.listing import WINDOWED_FROM
 from catalog.managers import counts
-from catalog.models import AlbumDetails, Category, ListingCount, Pricing, Product
+from catalog.models import Category, ListingCount, Pricing, Product
 from inventory.models import Inventory
 from core import clock
 from core.mongo.counter import count_operations
@@ -23,8 +23,8 @@ from tests.support.threads import run_together
 def album(sku, category, days_ago=None):
     """An unsaved album in ``category``, issued ``days_ago`` days before now (None: undated)."""
     issued = None if days_ago is None else clock.now() - datetime.timedelta(days=days_ago)
-    return Product(sku=sku, type=Product.AUDIO_ALBUM, title=f"Album {sku}", categories=[category.pk],
-                   details=AlbumDetails(artist="Artist", genre=["Rock"], issue_date=issued),
+    return Product(sku=sku, type="Audio Album", title=f"Album {sku}", categories=[category.pk],
+                   details={"artist": "Artist", "genre": ["Rock"], "issue_date": issued},
                    pricing=Pricing.from_prices(1000, 1000))
 
 
@@ -116,7 +116,7 @@ def test_a_product_moved_in_the_admin_changes_both_counts(tree, admin_client):
     assert reader.get("/c/video/").context["page"].paginator.count == 0
     product = Product.objects.get(sku="SKU-A")
     data = album_data(sku="SKU-A", title="Alpha", categories=[str(tree["Video"].pk)],
-                      **{"album-artist": "Artist", "album-genre": "Rock"})
+                      details_artist="Artist", details_genre="Rock")
     with override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                                "LOCATION": "the-admin"}}):
         assert admin_client.post(f"/admin/catalog/product/{product.pk}/change/", data).status_code == 302

@@ -28,8 +28,8 @@ def test_loads_the_chinook_catalog():
     output = load()
     assert counts() == (len(chinook.GENRE_TREE), 347)
     assert "347 created" in output
-    assert Product.objects.filter(type=Product.TV_SEASON).count() == 12
-    assert Product.objects.filter(type=Product.AUDIO_ALBUM).count() == 335
+    assert Product.objects.filter(type="TV Season").count() == 12
+    assert Product.objects.filter(type="Audio Album").count() == 335
 
 
 def test_a_second_run_changes_nothing():
@@ -70,26 +70,26 @@ def test_an_album_becomes_a_product():
     load()
     album = Product.objects.get_by_sku("CHK-0001")
     assert album.title == "For Those About To Rock We Salute You"
-    assert album.type == Product.AUDIO_ALBUM
-    assert album.details.artist == "AC/DC"
-    assert album.details.genre == ["Rock"]
-    assert len(album.details.tracks) == 10
-    first = album.details.tracks[0]
-    assert (first.number, first.title, first.duration, first.price) == (
+    assert album.type == "Audio Album"
+    assert album.details["artist"] == "AC/DC"
+    assert album.details["genre"] == ["Rock"]
+    assert len(album.details["tracks"]) == 10
+    first = album.details["tracks"][0]
+    assert (first["number"], first["title"], first["duration"], first["price"]) == (
         1, "For Those About To Rock (We Salute You)", 343719, 99)
-    assert first.composer == "Angus Young, Malcolm Young, Brian Johnson"
+    assert first["composer"] == "Angus Young, Malcolm Young, Brian Johnson"
     assert (album.pricing.list, album.pricing.retail) == (990, 799)
     assert (album.pricing.savings, album.pricing.pct_savings) == (191, 19)
     assert album.categories == [Category.objects.get_by_slug("rock").pk]
-    assert album.details.issue_date == datetime.datetime(2021, 1, 2, tzinfo=datetime.UTC)
+    assert album.details["issue_date"] == datetime.datetime(2021, 1, 2, tzinfo=datetime.UTC)
 
 
 def test_a_tv_season_is_its_own_type():
     load()
     season = Product.objects.get_by_sku("CHK-0229")
     assert season.title == "Lost, Season 3"
-    assert season.type == Product.TV_SEASON
-    assert season.details.tracks and season.details.tracks[0].price == 199
+    assert season.type == "TV Season"
+    assert season.details["tracks"] and season.details["tracks"][0]["price"] == 199
 
 
 @pytest.mark.parametrize("list_cents, retail", [(99, 99), (198, 198), (990, 799), (1485, 1199)])

@@ -25,7 +25,7 @@ def albums():
         "kind": make_product("Kind of Blue", artist="Miles Davis", tracks=["So What"],
                              description="Modal jazz from 1959."),
         "black": make_product("Back in Black", artist="AC/DC", tracks=["Hells Bells"]),
-        "matrix": make_product("The Matrix", type=Product.FILM, actor=["Keanu Reeves"],
+        "matrix": make_product("The Matrix", type="Film", actor=["Keanu Reeves"],
                                director=["Lana Wachowski"]),
     }
 

@@ -213,7 +213,7 @@ def venom():
     make_product("Zed Songs", artist="Someone", tracks=["Inject The Venom", "Other"])
     make_product("Alpha Hits", artist="Venom")
     make_product("Venom Rising", artist="Nobody")
-    make_product("Beta Film", type=Product.FILM, actor=["Venom Jones"])
+    make_product("Beta Film", type="Film", actor=["Venom Jones"])
     make_product("Plain", description="A review of venom.")  # whole words: not "venomous"
 
 

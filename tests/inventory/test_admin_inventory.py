@@ -167,7 +167,7 @@ def test_staff_without_change_permission_can_look_but_not_change(client, django_
 def _product(sku, title):
     from catalog.models import Pricing, Product
 
-    return Product.objects.create(sku=sku, type=Product.FILM, title=title,
+    return Product.objects.create(sku=sku, type="Film", title=title,
                                   pricing=Pricing.from_prices(1000, 900))
 
 

@@ -37,7 +37,7 @@ def test_a_script_tag_in_product_text_is_shown_as_text(client, make_tree):
     tree = make_tree({f"Music {SCRIPT}": {}})
     category = tree[f"Music {SCRIPT}"]
     Product.objects.create(
-        sku="XSS-1", type=Product.AUDIO_ALBUM, title=SCRIPT, description=f"Liner notes {SCRIPT}",
+        sku="XSS-1", type="Audio Album", title=SCRIPT, description=f"Liner notes {SCRIPT}",
         categories=[category.pk], pricing=Pricing(list=999, retail=999),
     )
     for path in ("/p/XSS-1/", category.get_absolute_url(), "/"):

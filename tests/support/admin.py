@@ -2,9 +2,6 @@
 
 import re
 
-from catalog.models import Product
-
-
 def listed_skus(response):
     """The SKUs of the changelist's rows, in order."""
     return re.findall(r'<th class="field-sku"><a [^>]*>([^<]*)</a>', response.content.decode())
@@ -13,13 +10,11 @@ def listed_skus(response):
 def album_data(**changes):
     """A complete add form for an album, with ``changes`` applied (None removes a field)."""
     data = {
-        "sku": "NEW-1", "type": Product.AUDIO_ALBUM, "title": "Fresh Album", "description": "Brand new.",
+        "sku": "NEW-1", "type": "Audio Album", "title": "Fresh Album", "description": "Brand new.",
         "categories": [], "list_price": "12.50", "retail_price": "9.99",
         "weight": "120", "width": "142", "height": "125", "depth": "10",
-        "album-artist": "The Testers", "album-genre": "Rock,Metal", "album-issue_date": "2024-03-01 10:00",
-        "film-director": "", "film-writer": "", "film-actor": "", "film-genre": "", "film-rating": "",
-        "film-aspect_ratio": "", "film-issue_date": "",
-        "season-artist": "", "season-genre": "", "season-issue_date": "",
+        "details_artist": "The Testers", "details_genre": "Rock\nMetal", "details_issue_date": "2024-03-01 10:00",
+        "details_format": "", "details_tracks": "",
     }
     data.update(changes)
     return {k: v for k, v in data.items() if v is not None}

@@ -99,10 +99,35 @@ subprocess.Popen.__init__ = _noting_popen_init
 _resident = set()
 
 
+# The product types the catalog migration creates: every test starts with them (``begin_test``
+# puts them back when missing); emptied only after a test that wrote them.
+TYPES = "product_types"
+
+
 def _collections(database):
-    """The collections of ``database`` a test may write (all but ``KEPT`` and ``system.*``)."""
+    """The collections of ``database`` a test may write (all but ``KEPT``, the product types
+    and ``system.*``)."""
     return [name for name in database.list_collection_names()
-            if name not in KEPT and not name.startswith("system.")]
+            if name not in KEPT and name != TYPES and not name.startswith("system.")]
+
+
+def migrated_types():
+    """The product type documents migration ``catalog.0010_product_types`` creates (copies)."""
+    import importlib
+
+    return copy.deepcopy(importlib.import_module("catalog.migrations.0010_product_types").TYPES)
+
+
+def ensure_product_types(alias="default"):
+    """Put back the migrated product types a test removed (one read; one insert when missing)."""
+    collection = connections[alias].database[TYPES]
+    names = {d["name"] for d in collection.find({}, {"name": 1})}
+    missing = [t for t in migrated_types() if t["name"] not in names]
+    if missing and not names:
+        collection.insert_many(missing)
+    elif missing:
+        collection.delete_many({})
+        collection.insert_many(migrated_types())
 
 
 def empty_database(alias="default"):
@@ -178,12 +203,13 @@ def begin_test(request):
     keep = "chinook" in names and all(
         name in _HARMLESS or name.startswith(("_", "django_")) or _needs_chinook(defs, name)
         for name in names[:names.index("chinook")])
-    if _resident and not keep:
-        tracker.paused = True
-        try:
+    tracker.paused = True
+    try:
+        if _resident and not keep:
             empty_database()
-        finally:
-            tracker.paused = False
+        ensure_product_types()
+    finally:
+        tracker.paused = False
     tracker.reset()
 
 

@@ -3,25 +3,27 @@
 import datetime
 import itertools
 
-from catalog.models import AlbumDetails, FilmDetails, Pricing, Product, Track
+from catalog.models import Pricing, Product
 
 _numbers = itertools.count(1)
 
 
-def make_product(title="Album", *, type=Product.AUDIO_ALBUM, artist="Artist", genre=("Rock",),
+def track(number, title, duration=180000, price=99, composer=""):
+    """A track of an album's ``details.tracks``: duration in milliseconds, price in cents."""
+    return {"number": number, "title": title, "composer": composer, "duration": duration, "price": price}
+
+
+def make_product(title="Album", *, type="Audio Album", artist="Artist", genre=("Rock",),
                  year=2020, list_cents=1000, retail_cents=None, categories=(), tracks=(),
                  actor=(), director=(), description="", sku=None):
     """Save and return a Product; ``year`` gives ``details.issue_date`` (1 January, UTC)."""
     issue_date = datetime.datetime(year, 1, 1, tzinfo=datetime.UTC) if year else None
-    if type == Product.FILM:
-        details = FilmDetails(actor=list(actor), director=list(director), genre=list(genre),
-                              issue_date=issue_date)
+    if type == "Film":
+        details = {"actor": list(actor), "director": list(director), "genre": list(genre),
+                   "issue_date": issue_date}
     else:
-        details = AlbumDetails(
-            artist=artist, genre=list(genre), issue_date=issue_date,
-            tracks=[Track(number=i, title=t, duration=180000, price=99)
-                    for i, t in enumerate(tracks, 1)],
-        )
+        details = {"artist": artist, "genre": list(genre), "issue_date": issue_date,
+                   "tracks": [track(i, t) for i, t in enumerate(tracks, 1)]}
     product = Product(
         sku=sku or f"T-{next(_numbers):05d}", type=type, title=title, description=description,
         categories=list(categories), details=details,

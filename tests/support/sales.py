@@ -38,7 +38,7 @@ def sales(make_tree):
     for sku, category, retail, description in [
         ("A", "Metal", 999, "An album."), ("B", "Rock", 1999, ""), ("C", "Jazz", 450, "Jazz."),
     ]:
-        Product.objects.create(sku=sku, type=Product.AUDIO_ALBUM, title=f"Album {sku}", description=description,
+        Product.objects.create(sku=sku, type="Audio Album", title=f"Album {sku}", description=description,
                                categories=[tree[category].pk], pricing=Pricing.from_prices(2000, retail))
     rows = [
         (at(2023, 3, 6, 10), "A", 2, 2000),  # a Monday

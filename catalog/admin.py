@@ -28,10 +28,11 @@ from .admin_forms import (
     ProductAdminForm,
     details_field_names,
 )
+from .admin_gallery import ProductImageInline
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
-from .models import Category, Product
+from .models import Category, Product, ProductImage
 from core.templatetags.money import money
 
 
@@ -213,13 +214,13 @@ class ProductAdmin(admin.ModelAdmin):
     search_help_text = "Search titles, SKUs and artists."
     list_per_page = 50
     ordering = ["title"]
+    inlines = [ProductImageInline]  # its images (catalog/admin_gallery.py)
 
     @property
     def fieldsets(self):
         sets = [
             (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
             ("Pricing", {"fields": ["list_price", "retail_price"]}),
-            ("Cover", {"fields": ["image"]}),
             ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
         ]
         for product_type, (_form, prefix) in DETAILS_FORMS.items():
@@ -255,6 +256,13 @@ class ProductAdmin(admin.ModelAdmin):
             from inventory.models import Inventory
 
             Inventory.objects.ensure_stock([obj.sku], 0)
+
+    def save_related(self, request, form, formsets, change):
+        """Save the product's images; when they changed, copy them into its document
+        (``ProductImage.objects.sync``: one read, two writes)."""
+        super().save_related(request, form, formsets, change)
+        if any(f.model is ProductImage and f.has_changed() for f in formsets):
+            ProductImage.objects.sync(form.instance.pk)
 
     @admin.display(description="Categories")
     def category_paths(self, product):

@@ -23,6 +23,8 @@ COVER_FORMATS = ("JPEG", "PNG", "WEBP")
 # The square sizes made of each cover, in pixels: listing cards and the product page,
 # each at 1x and 2x for srcset.
 CARD_SIZE, PAGE_SIZE = 240, 480
+# The square size, in pixels, of a product's other images under its cover (and 2x).
+THUMB_SIZE = 96
 
 
 def cover_processors(size):

@@ -18,6 +18,7 @@ from django_mongodb_backend.fields import (
 from django_mongodb_backend.models import EmbeddedModel
 from imagekit.models import ImageSpecField
 
+from .gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import CatalogVersionManager, CategoryManager, ListingCountManager, ProductManager
@@ -206,6 +207,9 @@ class Product(models.Model):
         "cover image", upload_to="covers/", blank=True, default="", validators=[validate_cover],
         help_text="JPEG, PNG or WebP, square is best; shown cropped to a square.",
     )
+    # A product's images (ProductImage, catalog/gallery.py) as its pages show them, in
+    # position order; ``image`` above is the first's path. Written by ProductImage.objects.sync.
+    images = EmbeddedModelArrayField(GalleryImage, default=list, blank=True, editable=False)
     # The sizes shown, made once by django-imagekit from ``image`` (not stored fields).
     cover_card = ImageSpecField(source="image", processors=cover_processors(CARD_SIZE),
                                 format="JPEG", options={"quality": 85})

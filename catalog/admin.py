@@ -11,7 +11,8 @@ is a form error or an admin message, and changes nothing.
 
 Products: search by title, SKU or artist, filters by type and category (the
 category and its descendants, as on the storefront), sorting, pagination;
-the form (``ProductAdminForm``) shows prices in dollars and stores cents.
+the form (``ProductAdminForm``) shows prices in dollars and stores cents;
+its images are rows below it (``catalog/admin_gallery.py``).
 
 Only staff reach the admin; staff without the change permission can look
 but not change; every change is in Django's LogEntry history.

@@ -201,8 +201,8 @@ class Product(models.Model):
     details = PolymorphicEmbeddedModelField(
         [AlbumDetails, FilmDetails, SeasonDetails], null=True, blank=True
     )
-    # The cover staff upload (a path in the default storage; "" for none: the
-    # pages then show a generated cover, see catalog/images.py).
+    # The cover: the path of its first image (ProductImage.objects.sync keeps it; "" for
+    # none: the pages then show a generated cover, see catalog/images.py).
     image = models.ImageField(
         "cover image", upload_to="covers/", blank=True, default="", validators=[validate_cover],
         help_text="JPEG, PNG or WebP, square is best; shown cropped to a square.",

@@ -241,3 +241,24 @@ def test_a_reload_of_the_catalog_keeps_the_images(staff, chinook):
     call_command("load_catalog", verbosity=0)
     product = Product.objects.get_by_sku("CHK-0001")
     assert [i.alt for i in product.images] == ["Kept"] and product.image.name.startswith("products/kept")
+
+
+def test_the_storage_and_its_options_come_from_the_environment(tmp_path):
+    """Production names the storage backend and its options (docs/production.md): here
+    Django's file storage under another folder and URL, as an S3 bucket's would be."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.shop.test_serving import BASE_DIR, production_environ
+
+    environ = production_environ(
+        DJANGO_MEDIA_STORAGE="django.core.files.storage.FileSystemStorage",
+        DJANGO_MEDIA_STORAGE_OPTIONS=json.dumps({"location": str(tmp_path),
+                                                 "base_url": "https://media.example.com/shop/"}))
+    script = ("import django; django.setup(); from django.core.files.storage import default_storage as s; "
+              "print(s.location); print(s.url('products/a.png'))")
+    result = subprocess.run([sys.executable, "-c", script], cwd=BASE_DIR, env=environ,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path), "https://media.example.com/shop/products/a.png"]

@@ -46,8 +46,8 @@ class PictureField(forms.ImageField):
                 raise forms.ValidationError(
                     f"The image has more than {Image.MAX_IMAGE_PIXELS:,} pixels; it is refused.",
                     code="decompression_bomb") from None
-            except Exception:  # noqa: BLE001 - not an image: Django's own check says so below
-                pass
+            except Exception:  # noqa: BLE001 - not an image at all: Django's own check says so
+                return super().to_python(data)
         return super().to_python(data)
 
 
@@ -62,8 +62,18 @@ class ProductImageForm(forms.ModelForm):
 
 
 class ProductImageFormSet(BaseInlineFormSet):
-    """The product's image rows; posted without its management form, it has no rows and
-    changes nothing (the product's other fields are saved as posted)."""
+    """The product's image rows; a new row's position is after the stored ones. Posted
+    without its management form, it has no rows and changes nothing (the product's other
+    fields are saved as posted)."""
+
+    def get_form_kwargs(self, index):
+        """A new row (``index`` past the stored rows, or None: the admin's template row)
+        starts at the position after the last stored image."""
+        kwargs = super().get_form_kwargs(index)
+        if index is None or index >= self.initial_form_count():
+            stored = [image.position for image in self.get_queryset()]
+            kwargs["initial"] = {"position": max(stored) + 1 if stored else 0}
+        return kwargs
 
     def __init__(self, data=None, files=None, **kwargs):
         super().__init__(data, files, **kwargs)

@@ -262,3 +262,23 @@ def test_the_storage_and_its_options_come_from_the_environment(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(tmp_path), "https://media.example.com/shop/products/a.png"]
+
+
+def test_deleting_a_product_in_the_admin_deletes_its_images_documents(staff):
+    add(staff, {"image": picture("gone.png"), "alt": "Gone", "position": "0"})
+    product = Product.objects.get_by_sku("NEW-1")
+    confirm = staff.get(f"/admin/catalog/product/{product.pk}/delete/").content.decode()
+    assert "Gone" in confirm  # the confirmation lists the images going with it
+    response = staff.post(f"/admin/catalog/product/{product.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Product.objects.filter(sku="NEW-1").exists()
+    assert ProductImage.objects.count() == 0
+
+
+def test_a_new_row_starts_after_the_stored_images(staff):
+    add(staff, {"image": picture("a.png"), "alt": "A", "position": "0"},
+        {"image": picture("b.png"), "alt": "B", "position": "4"})
+    product = Product.objects.get_by_sku("NEW-1")
+    form = staff.get(f"/admin/catalog/product/{product.pk}/change/").content.decode()
+    assert re.search(r'name="product_images-2-position" value="5"', form)
+    assert re.search(r'name="product_images-__prefix__-position" value="5"', form)

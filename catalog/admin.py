@@ -259,10 +259,12 @@ class ProductAdmin(admin.ModelAdmin):
             Inventory.objects.ensure_stock([obj.sku], 0)
 
     def save_related(self, request, form, formsets, change):
-        """Save the product's images; when they changed, copy them into its document
-        (``ProductImage.objects.sync``: one read, two writes)."""
+        """Save the product's images, then copy them into its document
+        (``ProductImage.objects.sync``: one read, two writes): after every change of a
+        product (its save wrote the copy it had read, which another staff member's
+        change of its images may have made stale), and after an add with images."""
         super().save_related(request, form, formsets, change)
-        if any(f.model is ProductImage and f.has_changed() for f in formsets):
+        if change or any(f.model is ProductImage and f.has_changed() for f in formsets):
             ProductImage.objects.sync(form.instance.pk)
 
     @admin.display(description="Categories")

@@ -282,3 +282,14 @@ def test_a_new_row_starts_after_the_stored_images(staff):
     form = staff.get(f"/admin/catalog/product/{product.pk}/change/").content.decode()
     assert re.search(r'name="product_images-2-position" value="5"', form)
     assert re.search(r'name="product_images-__prefix__-position" value="5"', form)
+
+
+def test_a_product_save_leaves_the_images_another_save_changed(staff):
+    """The product's save writes the copy of its images it read; the copy is written again
+    from the images after it, so an image added meanwhile by another staff member stays."""
+    add(staff, {"image": picture("first.png"), "alt": "First", "position": "0"})
+    product = Product.objects.get_by_sku("NEW-1")
+    ProductImage.objects.create(product=product, image="products/first.png", alt="Meanwhile", position=1)
+    response = staff.post(f"/admin/catalog/product/{product.pk}/change/", album_data(title="Renamed"))
+    assert response.status_code == 302
+    assert [i.alt for i in Product.objects.get_by_sku("NEW-1").images] == ["First", "Meanwhile"]

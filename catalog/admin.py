@@ -13,7 +13,8 @@ Products: search by title, SKU or artist, filters by type and category (the
 category and its descendants, as on the storefront), sorting, pagination;
 adding one starts by choosing its type; the form (``ProductAdminForm``, with
 one field per attribute of the type: ``product_form_for``) shows prices in
-dollars and stores cents. Product types: ``catalog/type_admin.py``.
+dollars and stores cents; its images are rows below it
+(``catalog/admin_gallery.py``). Product types: ``catalog/type_admin.py``.
 
 Only staff reach the admin; staff without the change permission can look
 but not change; every change is in Django's LogEntry history.
@@ -26,10 +27,11 @@ from django.urls import path, reverse
 
 from .admin_forms import CategoryAdminForm, ProductAdminForm, product_form_for
 from .attribute_fields import field_name
+from .admin_gallery import ProductImageInline
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
-from .models import Category, Product, ProductType
+from .models import Category, Product, ProductImage, ProductType
 from .type_admin import ProductTypeAdmin  # noqa: F401  (registers the product types' admin)
 from core.templatetags.money import money
 
@@ -212,6 +214,7 @@ class ProductAdmin(admin.ModelAdmin):
     search_help_text = "Search titles, SKUs and artists."
     list_per_page = 50
     ordering = ["title"]
+    inlines = [ProductImageInline]  # its images (catalog/admin_gallery.py)
 
     def _product_type(self, request, obj=None):
         """The ProductType of the form: the product's, or on add the one named by ``?type=``
@@ -249,7 +252,6 @@ class ProductAdmin(admin.ModelAdmin):
         sets = [
             (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
             ("Pricing", {"fields": ["list_price", "retail_price"]}),
-            ("Cover", {"fields": ["image"]}),
             ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
         ]
         if product_type is not None and product_type.attributes:
@@ -273,6 +275,15 @@ class ProductAdmin(admin.ModelAdmin):
             from inventory.models import Inventory
 
             Inventory.objects.ensure_stock([obj.sku], 0)
+
+    def save_related(self, request, form, formsets, change):
+        """Save the product's images, then copy them into its document
+        (``ProductImage.objects.sync``: one read, two writes): after every change of a
+        product (its save wrote the copy it had read, which another staff member's
+        change of its images may have made stale), and after an add with images."""
+        super().save_related(request, form, formsets, change)
+        if change or any(f.model is ProductImage and f.has_changed() for f in formsets):
+            ProductImage.objects.sync(form.instance.pk)
 
     @admin.display(description="Categories")
     def category_paths(self, product):

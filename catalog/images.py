@@ -1,7 +1,8 @@
 """Product cover images: validation of uploads, the sizes shown, generated covers.
 
-Staff upload one cover per product in the admin (``Product.image``, stored
-through Django's storage API under ``covers/``). django-imagekit
+Staff upload a product's images in the admin (``catalog/gallery.py``, stored
+through Django's storage API under ``products/``); the first is its cover
+(``Product.image``, its path; ``covers/`` holds those uploaded before). django-imagekit
 (``ImageSpecField``, Pillow underneath) makes the sizes the pages show the
 first time each is asked for and keeps them in the same storage
 (``CACHE/images/...``); later requests only read their URL. A product
@@ -23,6 +24,8 @@ COVER_FORMATS = ("JPEG", "PNG", "WEBP")
 # The square sizes made of each cover, in pixels: listing cards and the product page,
 # each at 1x and 2x for srcset.
 CARD_SIZE, PAGE_SIZE = 240, 480
+# The square size, in pixels, of a product's other images under its cover (and 2x).
+THUMB_SIZE = 96
 
 
 def cover_processors(size):

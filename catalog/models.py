@@ -19,6 +19,7 @@ from imagekit.models import ImageSpecField
 
 from .attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
 from .fields import SubdocumentField
+from .gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
 from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import (
@@ -241,12 +242,15 @@ class Product(models.Model):
     pricing = EmbeddedModelField(Pricing)
     # The values of its type's attributes, {code: value}, checked by clean_details on save.
     details = SubdocumentField(null=True, blank=True)
-    # The cover staff upload (a path in the default storage; "" for none: the
-    # pages then show a generated cover, see catalog/images.py).
+    # The cover: the path of its first image (ProductImage.objects.sync keeps it; "" for
+    # none: the pages then show a generated cover, see catalog/images.py).
     image = models.ImageField(
         "cover image", upload_to="covers/", blank=True, default="", validators=[validate_cover],
         help_text="JPEG, PNG or WebP, square is best; shown cropped to a square.",
     )
+    # A product's images (ProductImage, catalog/gallery.py) as its pages show them, in
+    # position order; ``image`` above is the first's path. Written by ProductImage.objects.sync.
+    images = EmbeddedModelArrayField(GalleryImage, default=list, blank=True, editable=False)
     # The sizes shown, made once by django-imagekit from ``image`` (not stored fields).
     cover_card = ImageSpecField(source="image", processors=cover_processors(CARD_SIZE),
                                 format="JPEG", options={"quality": 85})

@@ -354,14 +354,16 @@ if SHOP_DEBUG_TOOLBAR:
 # compressed (gzip, and brotli when installed) under cache-busting hashed names.
 STATIC_ROOT = Path(env.str("DJANGO_STATIC_ROOT", default=str(STATIC_ROOT)))
 STORAGES = {
-    # Uploaded files (product covers): DJANGO_MEDIA_STORAGE names another backend,
+    # Uploaded files (product images): DJANGO_MEDIA_STORAGE names another backend,
     # e.g. django-storages' "storages.backends.s3.S3Storage" (configured by its own settings).
     "default": {"BACKEND": env.str("DJANGO_MEDIA_STORAGE",
-                                   default="django.core.files.storage.FileSystemStorage")},
+                                   default="django.core.files.storage.FileSystemStorage"),
+                # That backend's options, a JSON object, e.g. {"bucket_name": "shop-media"}.
+                "OPTIONS": env.json("DJANGO_MEDIA_STORAGE_OPTIONS", default={})},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# Uploaded files (product covers and the sizes django-imagekit makes of them)
+# Uploaded files (product images and the sizes django-imagekit makes of them)
 # go through Django's storage API: STORAGES["default"] above, a
 # FileSystemStorage under MEDIA_ROOT unless production points it at shared
 # storage (e.g. django-storages' S3 backend), so that every worker and host
@@ -374,7 +376,8 @@ SHOP_SERVE_MEDIA = env.bool("SHOP_SERVE_MEDIA", default=DEBUG)
 if MEDIA_URL.startswith(("https://", "http://")):  # media on another host (a CDN, a bucket)
     _media_origin = "/".join(MEDIA_URL.split("/")[:3])
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"].append(_media_origin)
-# Cover uploads: at most this many bytes, sides between these pixel counts.
+# Product image uploads: at most this many bytes, sides between these pixel counts (and
+# never more pixels than Pillow's decompression-bomb limit, PIL.Image.MAX_IMAGE_PIXELS).
 COVER_MAX_BYTES = 5 * 1024 * 1024
 COVER_MIN_PIXELS = 200
 COVER_MAX_PIXELS = 6000

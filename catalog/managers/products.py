@@ -273,6 +273,8 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             document["_id"] = current["_id"]
             if not document.get("image") and current.get("image"):
                 document["image"] = current["image"]  # a cover staff uploaded stays
+            if not document.get("images") and current.get("images"):
+                document["images"] = current["images"]  # and the images (catalog/gallery.py)
             if current == document:
                 report["unchanged"] += 1
             else:

@@ -9,6 +9,7 @@ from django.utils.formats import date_format
 from django.conf import settings
 from django.utils.html import format_html
 
+from catalog.gallery import cover_alt
 from catalog.images import generated_cover_uri
 
 register = template.Library()
@@ -110,7 +111,7 @@ def cover(product, size="card"):
     image, the generated cover (title, artist, genre colour) as an SVG ``data:`` URI."""
     pixels = 240 if size == "card" else 480
     lazy = "lazy" if size == "card" else "eager"
-    alt = f"Cover of {product.title}"
+    alt = cover_alt(product)  # its first image's alt text, or "Cover of <title>"
     if product.image:
         one, two = (product.cover_card, product.cover_card_2x) if size == "card" else (
             product.cover_page, product.cover_page_2x)

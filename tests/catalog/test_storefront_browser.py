@@ -182,14 +182,18 @@ def test_a_cover_uploaded_in_the_admin_is_a_thumbnail_in_the_listing(
     click_and_wait(browser, browser.find_element("css selector", 'input[type="submit"]'))
     product = Product.objects.get_by_sku("CHK-0001")
     browser.get(f"{live_server.url}/admin/catalog/product/{product.pk}/change/")
-    browser.find_element("name", "image").send_keys(str(picture))
+    # The cover is the product's first image, a row of the form's images (catalog/admin_gallery.py).
+    browser.find_element("name", "product_images-0-image").send_keys(str(picture))
+    browser.find_element("name", "product_images-0-alt").send_keys("A blue square")
     click_and_wait(browser, browser.find_element("css selector", 'input[type="submit"][name="_save"]'))
-    assert Product.objects.get_by_sku("CHK-0001").image.name.startswith("covers/front")
+    assert Product.objects.get_by_sku("CHK-0001").image.name.startswith("products/front")
+    browser.get(live_server.url + "/p/CHK-0001/")
+    assert browser.find_element("css selector", ".product-cover img.cover").get_attribute("alt") == "A blue square"
 
     browser.get(live_server.url + "/artist/AC/DC/")
     img = [c for c in browser.find_elements("css selector", ".card")
            if "For Those About To Rock" in c.text][0].find_element("css selector", "img.cover")
-    assert re.match(r"/media/CACHE/images/covers/front", img.get_attribute("src").replace(live_server.url, ""))
+    assert re.match(r"/media/CACHE/images/products/front", img.get_attribute("src").replace(live_server.url, ""))
     assert img.get_attribute("loading") == "lazy" and " 2x" in img.get_attribute("srcset")
     browser.execute_script("arguments[0].scrollIntoView()", img)
     loaded = browser.execute_script(

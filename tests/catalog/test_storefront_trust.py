@@ -18,7 +18,7 @@ from inventory.models import Inventory
 from core.mongo.counter import count_operations
 
 from tests.support.products import make_product
-from tests.support.admin import album_data
+from tests.support.admin import album_data, image_rows
 
 SKU = "CHK-0001"  # For Those About To Rock We Salute You, AC/DC, 10 tracks
 
@@ -160,6 +160,11 @@ def test_a_reload_of_the_catalog_keeps_an_uploaded_cover(chinook):
     assert Product.objects.get(sku=SKU).image.name == product.image.name
 
 
+def first_image(upload):
+    """The product form's image rows with ``upload`` as its one image (its cover)."""
+    return image_rows({"image": upload, "alt": "", "position": "0"})
+
+
 @pytest.fixture
 def staff(admin_client, make_tree):
     return admin_client
@@ -167,10 +172,11 @@ def staff(admin_client, make_tree):
 
 def test_staff_upload_a_cover_in_the_admin(staff):
     upload = SimpleUploadedFile("front.png", png(), content_type="image/png")
-    response = staff.post("/admin/catalog/product/add/", {**album_data(), "image": upload})
+    # The cover is the product's first image (catalog/gallery.py: tests/catalog/test_product_images.py).
+    response = staff.post("/admin/catalog/product/add/", {**album_data(), **first_image(upload)})
     assert response.status_code == 302, response.content.decode()[:2000]
     product = Product.objects.get(sku="NEW-1")
-    assert product.image.name.startswith("covers/front")
+    assert product.image.name.startswith("products/front")
     assert default_storage.exists(product.image.name)
     form = staff.get(f"/admin/catalog/product/{product.pk}/change/").content.decode()
     assert 'enctype="multipart/form-data"' in form
@@ -183,7 +189,7 @@ def test_staff_upload_a_cover_in_the_admin(staff):
     (lambda: SimpleUploadedFile("x.png", png(400, 7000), content_type="image/png"), "200 to 6000"),
 ])
 def test_a_bad_cover_is_a_form_error_and_adds_nothing(staff, upload, message):
-    response = staff.post("/admin/catalog/product/add/", {**album_data(), "image": upload()})
+    response = staff.post("/admin/catalog/product/add/", {**album_data(), **first_image(upload())})
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Product.objects.filter(sku="NEW-1").exists()
@@ -193,7 +199,7 @@ def test_a_cover_over_the_size_limit_is_refused(staff, settings):
     settings.COVER_MAX_BYTES = 1000
     upload = SimpleUploadedFile("big.png", png(), content_type="image/png")
     assert len(png()) > 1000
-    response = staff.post("/admin/catalog/product/add/", {**album_data(), "image": upload})
+    response = staff.post("/admin/catalog/product/add/", {**album_data(), **first_image(upload)})
     assert "at most" in response.content.decode()
     assert not Product.objects.filter(sku="NEW-1").exists()
 

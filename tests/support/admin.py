@@ -19,3 +19,14 @@ def album_data(**changes):
     data.update(changes)
     return {k: v for k, v in data.items() if v is not None}
 
+
+
+def image_rows(*rows, initial=0):
+    """The product form's image inline (``catalog/admin_gallery.py``) as posted: ``rows`` are
+    dicts of a row's fields (``image``, ``alt``, ``position``, ``id``, ``DELETE``), the first
+    ``initial`` of them stored images."""
+    data = {"product_images-TOTAL_FORMS": str(len(rows)), "product_images-INITIAL_FORMS": str(initial),
+            "product_images-MIN_NUM_FORMS": "0", "product_images-MAX_NUM_FORMS": "1000"}
+    for index, row in enumerate(rows):
+        data.update({f"product_images-{index}-{name}": value for name, value in row.items()})
+    return data

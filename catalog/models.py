@@ -281,6 +281,7 @@ class Product(models.Model):
         from core.mongo.documents import model_to_document
 
         self.details = self.clean_details()
+        self._stored_codes = frozenset(self.details)  # what this save stores
         self.title_lower = lower_title(self.title)
         self.listed_in = Category.objects.listed_in(self.categories)
         self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
@@ -297,12 +298,21 @@ class Product(models.Model):
     def get_absolute_url(self):
         return reverse("catalog:product", args=[self.sku])
 
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """The model read from the database, noting the codes its stored ``details`` had."""
+        product = super().from_db(db, field_names, values)
+        details = product.__dict__.get("details")
+        product._stored_codes = frozenset(details) if isinstance(details, dict) else frozenset()
+        return product
+
     def clean_details(self, product_type=None):
         """``details`` checked against the product's type (``catalog.attributes.clean_details``):
         the normalised dict. ``product_type`` (a ProductType) saves the read of the type
-        (``ProductType.objects.by_name``, cached with the catalog). Raises ValidationError
-        ``{"type": [...]}`` when no type has the product's ``type``, ``{code: [...]}`` for the
-        details (see ``clean_details``)."""
+        (``ProductType.objects.by_name``, cached with the catalog). A value the product was
+        read with under a code its type no longer has (an attribute staff removed) is left
+        out; any other unknown code is refused. Raises ValidationError ``{"type": [...]}`` when
+        no type has the product's ``type``, ``{code: [...]}`` for the details."""
         from django.core.exceptions import ValidationError
 
         from .attributes import clean_details
@@ -310,7 +320,12 @@ class Product(models.Model):
         product_type = product_type or ProductType.objects.by_name(self.type)
         if product_type is None:
             raise ValidationError({"type": [f"There is no product type named {self.type!r}."]})
-        return clean_details(product_type, self.details or {})
+        details = dict(self.details or {})
+        known = {a.code for a in product_type.attributes or []}
+        for code in getattr(self, "_stored_codes", ()):
+            if code not in known:
+                details.pop(code, None)
+        return clean_details(product_type, details)
 
 
 class CatalogVersion(models.Model):

@@ -267,6 +267,21 @@ def test_a_removed_attribute_stays_stored_unshown_until_the_products_next_save(a
     assert "weight" not in Product.objects.collection.find_one({"sku": "TEE-1"})["details"]
 
 
+def test_a_product_read_and_saved_after_an_attribute_was_removed_drops_its_value(admin_client, shirt_type):
+    from django.core.exceptions import ValidationError
+
+    _tee("TEE-1", size="S", weight=180)
+    assert _change(admin_client, shirt_type, [a for a in SHIRT if a["code"] != "weight"]).status_code == 302
+    tee = Product.objects.get_by_sku("TEE-1")
+    assert tee.details["weight"] == 180  # still read as stored
+    tee.title = "Renamed tee"
+    tee.save()  # any write path: the stale value is dropped, not refused
+    assert Product.objects.collection.find_one({"sku": "TEE-1"})["details"] == {"brand": "Acme", "size": "S"}
+    tee.details["weight"] = 200  # but a value newly given under that code is refused
+    with pytest.raises(ValidationError):
+        tee.save()
+
+
 def test_a_type_products_have_cannot_be_deleted(admin_client, shirt_type):
     tee = _tee("TEE-1")
     url = f"{TYPES}{shirt_type.pk}/delete/"

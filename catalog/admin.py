@@ -32,6 +32,7 @@ from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
 from .models import Category, Product
+from .admin_imports import ProductImportExportMixin
 from core.templatetags.money import money
 
 
@@ -202,7 +203,7 @@ class ProductChangeList(ChangeList):
 
 
 @admin.register(Product)
-class ProductAdmin(admin.ModelAdmin):
+class ProductAdmin(ProductImportExportMixin, admin.ModelAdmin):
     """Products: search, filters, sorting, pagination, stock; the form shows dollars and stores cents."""
 
     form = ProductAdminForm

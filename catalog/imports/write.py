@@ -14,9 +14,12 @@ default storage.
 import os
 from pathlib import Path
 
+from django import forms
+from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.files.storage import default_storage
 
+from catalog.images import validate_cover
 from catalog.models import Product
 from inventory.models import Inventory
 
@@ -27,7 +30,9 @@ class ImageError(ValueError):
 
 def image_source(path, media_dir):
     """The file ``path`` (relative to ``media_dir``) names, as a ``Path``. Raises
-    ``ImageError`` for a URL, a missing ``media_dir``, a path outside it or a missing file."""
+    ``ImageError`` for a URL, a missing ``media_dir``, a path outside it, a missing file, or
+    an image the admin would refuse as a cover (``catalog.images.validate_cover``; Pillow's
+    decompression-bomb limit)."""
     text = str(path).strip()
     if "://" in text:
         raise ImageError("image URLs are not fetched: give a file path under --media-dir")
@@ -39,6 +44,11 @@ def image_source(path, media_dir):
         raise ImageError(f"{text!r} is outside the media folder")
     if not source.is_file():
         raise ImageError(f"no file {text!r} in the media folder")
+    with open(source, "rb") as handle:
+        try:  # the admin's checks: Pillow (and its decompression-bomb limit), then the cover's
+            validate_cover(forms.ImageField().to_python(File(handle, name=source.name)))
+        except ValidationError as error:
+            raise ImageError(f"{text}: {' '.join(error.messages)}") from None
     return source
 
 

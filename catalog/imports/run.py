@@ -11,7 +11,7 @@ says what would be created, changed and left unchanged.
 
 from dataclasses import dataclass, field
 
-from catalog.models import Category, Product
+from catalog.models import Category, ListingCount, Product
 
 from .parse import rows
 from .validate import FeedRow, ProductRow, RowChecker, RowError, VariantRow
@@ -162,7 +162,14 @@ def import_file(path, file_format=None, *, only=None, dry_run=False, good_rows_o
     checks.finish()
     if report.refused and not (good_rows_only or dry_run):
         return report
-    writer = Writer(report, dry_run=dry_run, media_dir=media_dir)
+    with ListingCount.objects.changing_in_steps() as mark:
+        _write(path, file_format, checker, checks, Writer(report, dry_run, media_dir, mark), only, size, tick)
+    report.written = not dry_run
+    return report
+
+
+def _write(path, file_format, checker, checks, writer, only, size, tick):
+    """The writing pass (two for a file with variants: products first)."""
     kinds = [(FeedRow, writer.feed)] if only else [(ProductRow, writer.products)]
     if not only and checks.has_variants:
         kinds.append((VariantRow, writer.variants))
@@ -181,5 +188,3 @@ def import_file(path, file_format=None, *, only=None, dry_run=False, good_rows_o
                     batch = []
         if batch:
             write(batch)
-    report.written = not dry_run
-    return report

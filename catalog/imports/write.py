@@ -61,10 +61,12 @@ def store_cover(source):
 
 class Writer:
     """Writes checked rows a batch at a time; ``report`` (an ``ImportReport``) counts them.
-    ``dry_run``: compute what would change, write nothing."""
+    ``dry_run``: compute what would change, write nothing. ``mark``: the categories' kept
+    counts are marked by each batch and recounted once at the end of the import
+    (``ListingCount.objects.changing_in_steps``)."""
 
-    def __init__(self, report, dry_run=False, media_dir=None):
-        self.report, self.dry_run, self.media_dir = report, dry_run, media_dir
+    def __init__(self, report, dry_run=False, media_dir=None, mark=None):
+        self.report, self.dry_run, self.media_dir, self.mark = report, dry_run, media_dir, mark
 
     def products(self, rows):
         """Create or update the ``ProductRow``s of a batch, then their stock."""
@@ -78,7 +80,7 @@ class Writer:
         for document in fields:
             if document.get("image") in covers:
                 document["image"] = covers[document["image"]]
-        done = Product.objects.import_products(fields, dry_run=self.dry_run)
+        done = Product.objects.import_products(fields, dry_run=self.dry_run, mark=self.mark)
         self.report.count_products(done)
         self.stock({row.sku: row.stock for row in rows if row.stock is not None}
                    | {sku: 0 for sku in done["created"] if sku not in {r.sku for r in rows if r.stock is not None}})

@@ -53,6 +53,19 @@ def _new_pricing(pricing, given):
             "pct_savings": savings * 100 // list_cents if list_cents else 0}
 
 
+#: SKUs per ``$in`` of the imports' reads: SecantusDB 0.7.0b3 compares each indexed match with
+#: every value of an ``$in``, so one of 1,000 SKUs costs about 6 times ten of 100 (MongoDB serves
+#: both from the index alike).
+SKUS_PER_READ = 100
+
+
+def _by_sku(collection, skus, projection=None, field="sku"):
+    """The documents whose ``field`` is among ``skus``, read ``SKUS_PER_READ`` at a time."""
+    skus = list(dict.fromkeys(str(s) for s in skus))
+    for start in range(0, len(skus), SKUS_PER_READ):
+        yield from collection.find({field: {"$in": skus[start:start + SKUS_PER_READ]}}, projection)
+
+
 def _counts():
     """``ListingCount.objects``."""
     return catalog_model("ListingCount").objects
@@ -302,7 +315,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
 
     # -- imports (catalog/imports): bulk writes by SKU ------------------------------------
 
-    def import_products(self, rows, dry_run=False):
+    def import_products(self, rows, dry_run=False, mark=None):
         """Create or update the products of ``rows`` (dicts of the fields an import sets, each
         with ``sku``), by SKU; a product equal to what is stored is not written.
 
@@ -313,11 +326,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         cover or ``variants``, stays as it is). ``title_lower``, ``keywords`` and
         ``listed_in`` are recomputed as ``save()`` does, the categories whose products
         change are marked and recounted around the write (``ListingCount.objects.changing``)
-        and the catalog's version is bumped after it. Returns ``{"created": [skus],
-        "updated": [skus], "unchanged": [skus]}``.
+        and the catalog's version is bumped after it; with ``mark`` (the ``mark`` of
+        ``ListingCount.objects.changing_in_steps``, for an import of many batches) they are
+        only marked, and recounted once at the end of the import. The reads are of
+        ``SKUS_PER_READ`` SKUs each. Returns ``{"created": [skus], "updated": [skus],
+        "unchanged": [skus]}``.
         """
         rows = list(rows)
-        stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": [r["sku"] for r in rows]}})}
+        stored = {d["sku"]: d for d in _by_sku(self.collection, [r["sku"] for r in rows])}
         category_ids = {c for r in rows for c in r.get("categories") or ()}
         category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
         ancestors = self._category_ancestors(category_ids)
@@ -345,8 +361,12 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             report["updated"].append(row["sku"])
         if writes and not dry_run:
             try:
-                with _counts().changing(relisted):
+                if mark is not None:
+                    mark(relisted)
                     self.collection.bulk_write(writes, ordered=False)
+                else:
+                    with _counts().changing(relisted):
+                        self.collection.bulk_write(writes, ordered=False)
             finally:
                 bump_catalog_version()
         return report
@@ -359,8 +379,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         version bumped. Returns ``{"created": [skus], "updated": [skus], "unchanged": [skus],
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
         entries = list(entries)
-        stored = {d["sku"]: d for d in self.collection.find(
-            {"sku": {"$in": list({p for p, _ in entries})}}, {"sku": 1, "variants": 1})}
+        stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries], {"sku": 1, "variants": 1})}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
         report = {"created": [], "updated": [], "unchanged": [], "missing": []}
         changed = set()
@@ -392,22 +411,20 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """The SKUs among ``skus`` that name a product or a variant: two reads (``sku`` and
         ``variants.sku``; not one ``$or``, which SecantusDB 0.7.0b3 serves by a scan)."""
         skus = list({str(s) for s in skus})
-        found = {d["sku"] for d in self.collection.find({"sku": {"$in": skus}}, {"sku": 1})}
+        found = {d["sku"] for d in _by_sku(self.collection, skus, {"sku": 1})}
         rest = [s for s in skus if s not in found]
         if rest:
-            for d in self.collection.find({"variants.sku": {"$in": rest}}, {"variants.sku": 1}):
+            for d in _by_sku(self.collection, rest, {"variants.sku": 1}, field="variants.sku"):
                 found.update(v.get("sku") for v in d.get("variants") or [])
         return found & set(skus)
 
     def covers_of(self, skus):
         """``{product SKU: stored cover name ("" for none)}`` of the products among ``skus`` (one read)."""
-        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "image": 1})
-        return {d["sku"]: d.get("image") or "" for d in cursor}
+        return {d["sku"]: d.get("image") or "" for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1})}
 
     def product_types_of(self, skus):
         """``{product SKU: type name}`` of the products among ``skus`` (one read)."""
-        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "type": 1})
-        return {d["sku"]: d.get("type") for d in cursor}
+        return {d["sku"]: d.get("type") for d in _by_sku(self.collection, skus, {"sku": 1, "type": 1})}
 
     def import_prices(self, prices, dry_run=False):
         """A price feed: ``prices`` is ``{sku: {"retail": cents, "list": cents}}`` (either may
@@ -425,7 +442,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         skus = list(prices)
         report = {"updated": [], "unchanged": [], "missing": []}
         writes, seen = [], set()
-        for d in self.collection.find({"sku": {"$in": skus}}, {"sku": 1, "pricing": 1}):
+        for d in _by_sku(self.collection, skus, {"sku": 1, "pricing": 1}):
             seen.add(d["sku"])
             pricing = _new_pricing(d.get("pricing") or {}, prices[d["sku"]])
             if pricing == d.get("pricing"):
@@ -435,7 +452,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                 report["updated"].append(d["sku"])
         rest = [s for s in skus if s not in seen]
         if rest:
-            for d in self.collection.find({"variants.sku": {"$in": rest}}, {"variants": 1}):
+            for d in _by_sku(self.collection, rest, {"variants": 1}, field="variants.sku"):
                 for variant in d.get("variants") or []:
                     sku = variant.get("sku")
                     if sku not in prices or sku in seen:

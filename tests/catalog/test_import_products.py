@@ -35,6 +35,8 @@ def test_imports_products_with_their_stock_and_derived_fields(tree, tmp_path):
     assert document["title_lower"] == "album 2" and "artist" in document["keywords"]
     assert set(document["listed_in"]) == {tree["Music"].pk, tree["Rock"].pk, tree["Jazz"].pk}
     assert Inventory.objects.available("IMP-00001") == 5
+    kept = mongo.get_collection("listing_counts").find_one({"_id": tree["Music"].pk})
+    assert kept["listed"] == 2 and kept["writing"] == 0  # recounted once at the end, trusted
     assert ListingCount.objects.listed(tree["Music"].pk) == 2
 
 

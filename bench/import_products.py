@@ -37,19 +37,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shop.test_settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from django.core.management import call_command  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
+from django.core.management import call_command
+from django.test.utils import setup_test_environment
 
-from catalog.models import Category, Product  # noqa: E402
-from core.mongo import engine, get_collection  # noqa: E402
+from catalog.models import Category, Product
+from core.mongo import engine, get_collection
 
 COLUMNS = ["sku", "type", "title", "description", "categories", "list_price", "price", "stock",
            "details.artist", "details.genre", "details.issue_date"]
-WORDS = "love night blue fire heart road city dream rock song black gold river light storm wild".split()
+WORDS = ["love", "night", "blue", "fire", "heart", "road", "city", "dream", "rock", "song", "black", "gold", "river", "light", "storm", "wild"]
 
 
 def peak_mb():

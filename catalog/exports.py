@@ -10,8 +10,11 @@ type's attributes ``details.<code>`` (see ``catalog/imports/cells.py``), the
 stock the units available.
 """
 
+import contextlib
 import csv
 from itertools import islice
+
+from django.core.management.base import CommandError
 
 from catalog.imports import cells
 from catalog.imports.types import all_types, attribute_column, by_name
@@ -19,6 +22,21 @@ from catalog.models import Category, Product
 from inventory.models import Inventory
 
 BATCH_SIZE = 1000
+
+
+@contextlib.contextmanager
+def output(path, stdout):
+    """The text stream a command's export goes to: the file ``path`` (UTF-8, closed after), or
+    ``stdout`` when ``path`` is None. Raises ``CommandError`` (one line) when it cannot be written."""
+    if not path:
+        yield stdout
+        return
+    try:
+        handle = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise CommandError(f"Cannot write {path}: {error.strerror}.") from None
+    with handle:
+        yield handle
 
 
 def product_columns(product_types):

@@ -52,7 +52,7 @@ def rows(path, file_format=None):
     if file_format not in FORMATS:
         raise FileError(f"unknown format {file_format!r} (csv or jsonl)")
     try:
-        handle = open(path, encoding="utf-8-sig", newline="")
+        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed below
     except OSError as error:
         raise FileError(f"cannot read {path}: {error.strerror}") from None
     with handle:

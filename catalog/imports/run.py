@@ -60,7 +60,6 @@ class ImportReport:
 
     def summary(self):
         """One line: what was (or would be) done."""
-        verb = "would be" if self.dry_run or not self.written else "were"
         head = f"{self.rows} rows: {self.created} created, {self.updated} changed, {self.unchanged} unchanged, " \
                f"{self.refused} refused; stock: {self.stock_created} created, {self.stock_changed} changed"
         if self.refused and not self.written and not self.dry_run:

@@ -8,7 +8,7 @@ with ``{code: [messages]}`` for a bad value). They come from ``ProductType.objec
 """
 
 try:  # the product types' own home (contract): the admin validates with the same functions
-    from catalog.attributes import clean_details, clean_variant_options  # noqa: F401
+    from catalog.attributes import clean_details, clean_variant_options
     from catalog.models import ProductType
 
     def by_name(name):
@@ -19,7 +19,12 @@ try:  # the product types' own home (contract): the admin validates with the sam
         """Every product type."""
         return list(ProductType.objects.all())
 except ImportError:  # PLACEHOLDER until the product types are merged
-    from .types_placeholder import all_types, by_name, clean_details, clean_variant_options  # noqa: F401
+    from .types_placeholder import (  # noqa: F401
+        all_types,
+        by_name,
+        clean_details,
+        clean_variant_options,
+    )
 
 
 def attribute_column(attribute):

@@ -30,8 +30,7 @@ def write_csv(path, rows, columns=None):
 
 def write_jsonl(path, rows):
     with open(path, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row) + "\n")
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
     return str(path)
 
 

@@ -4,8 +4,8 @@ import csv
 from io import StringIO
 
 import pytest
-from PIL import Image
 from django.core.management import CommandError, call_command
+from PIL import Image
 
 from core import mongo
 from inventory.models import Inventory

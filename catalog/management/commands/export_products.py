@@ -8,7 +8,7 @@ Exits with a one-line reason for an unknown category or type.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.exports import write_products
+from catalog.exports import output, write_products
 from catalog.models import Category
 from core.progress import add_quiet_argument, progress_bar
 
@@ -33,16 +33,10 @@ class Command(BaseCommand):
                 raise CommandError(f"No category {options['category']!r}.")
             category = Category.objects.get(pk=ids[wanted])
         try:
-            out = open(options["output"], "w", encoding="utf-8", newline="") if options["output"] else None
-        except OSError as error:
-            raise CommandError(f"Cannot write {options['output']}: {error.strerror}.") from None
-        try:
-            with progress_bar(self, options, unit="products", desc="export") as bar:
-                rows = write_products(out or self.stdout, category, options["type_name"], progress=bar.update)
+            with output(options["output"], self.stdout) as out, \
+                    progress_bar(self, options, unit="products", desc="export") as bar:
+                rows = write_products(out, category, options["type_name"], progress=bar.update)
         except LookupError as error:
             raise CommandError(f"Cannot export: {error}.") from None
-        finally:
-            if out:
-                out.close()
-        if out and not options["quiet"]:
+        if options["output"] and not options["quiet"]:
             self.stdout.write(f"{rows} rows written to {options['output']}.")

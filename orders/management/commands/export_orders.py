@@ -10,6 +10,7 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
+from catalog.exports import output
 from orders.exports import write_orders
 
 
@@ -34,14 +35,7 @@ class Command(BaseCommand):
         until = _moment(options["until"], "--until") if options["until"] else None
         if since and until and until <= since:
             raise CommandError("--until must come after --since.")
-        try:
-            out = open(options["output"], "w", encoding="utf-8", newline="") if options["output"] else None
-        except OSError as error:
-            raise CommandError(f"Cannot write {options['output']}: {error.strerror}.") from None
-        try:
-            count = write_orders(out or self.stdout, since, until)
-        finally:
-            if out:
-                out.close()
-        if out:
+        with output(options["output"], self.stdout) as out:
+            count = write_orders(out, since, until)
+        if options["output"]:
             self.stdout.write(f"{count} orders written to {options['output']}.")

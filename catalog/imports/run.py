@@ -82,6 +82,9 @@ class _Checks:
         self.batch = []
 
     def refuse(self, line, column, reason):
+        """Refuse the row at ``line`` (once: its first reason is the one reported)."""
+        if line in self.bad_lines:
+            return
         self.bad_lines.add(line)
         self.report.refuse(line, column, reason)
 
@@ -92,21 +95,34 @@ class _Checks:
             self.refuse(row.line, error.column, error.reason)
             return
         self.has_variants |= isinstance(checked, VariantRow)
-        if isinstance(checked, FeedRow) or (isinstance(checked, ProductRow) and checked.images):
-            self.batch.append(checked)
-            if len(self.batch) >= BATCH_SIZE:
-                self.flush()
+        self.batch.append(checked)
+        if len(self.batch) >= BATCH_SIZE:
+            self.flush()
 
     def flush(self):
-        """The batch's checks against the database: a feed's SKUs exist (one or two reads); a
-        cover is the stored one or a file in the media folder (one read)."""
+        """The batch's checks against the database: a feed's SKUs exist; a product's SKU is no
+        stored variant's and a variant's no stored product's nor another product's variant;
+        a cover is the stored one or a file in the media folder. A read per 100 SKUs each."""
+        rows = [r for r in self.batch if isinstance(r, (ProductRow, VariantRow))]
+        if rows:
+            owners = Product.objects.variant_owners([r.sku for r in rows])
+            variants = [r for r in rows if isinstance(r, VariantRow)]
+            products = Product.objects.product_types_of([r.sku for r in variants]) if variants else {}
+            for r in rows:
+                owner = owners.get(r.sku)
+                if isinstance(r, ProductRow) and owner:
+                    self.refuse(r.line, "sku", f"{r.sku} is a variant of {owner}")
+                elif isinstance(r, VariantRow) and r.sku in products:
+                    self.refuse(r.line, "sku", f"{r.sku} is a product's SKU")
+                elif isinstance(r, VariantRow) and owner not in (None, r.variant_of):
+                    self.refuse(r.line, "sku", f"{r.sku} is a variant of {owner}")
         feed = [r for r in self.batch if isinstance(r, FeedRow)]
         if feed:
             known = Product.objects.known_skus([r.sku for r in feed])
             for r in feed:
                 if r.sku not in known:
                     self.refuse(r.line, "sku", f"no product or variant with SKU {r.sku}")
-        with_images = [r for r in self.batch if isinstance(r, ProductRow)]
+        with_images = [r for r in self.batch if isinstance(r, ProductRow) and r.images and r.line not in self.bad_lines]
         if with_images:
             covers = Product.objects.covers_of([r.sku for r in with_images])
             for r in with_images:

@@ -422,6 +422,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """``{product SKU: stored cover name ("" for none)}`` of the products among ``skus`` (one read)."""
         return {d["sku"]: d.get("image") or "" for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1})}
 
+    def variant_owners(self, skus):
+        """``{variant SKU: its product's SKU}`` for the SKUs among ``skus`` that are variants
+        (reads of ``SKUS_PER_READ`` SKUs on ``variants.sku``)."""
+        wanted, owners = {str(s) for s in skus}, {}
+        for d in _by_sku(self.collection, wanted, {"sku": 1, "variants.sku": 1}, field="variants.sku"):
+            owners.update({v["sku"]: d["sku"] for v in d.get("variants") or [] if v.get("sku") in wanted})
+        return owners
+
     def product_types_of(self, skus):
         """``{product SKU: type name}`` of the products among ``skus`` (one read)."""
         return {d["sku"]: d.get("type") for d in _by_sku(self.collection, skus, {"sku": 1, "type": 1})}

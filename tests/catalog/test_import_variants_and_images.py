@@ -52,6 +52,19 @@ def test_variants_get_their_own_sku_price_and_stock(tree, tmp_path):
     assert mongo.get_collection("products").find_one({"sku": "IMP-00001"})["variants"][0]["pricing"]["retail"] == 1500
 
 
+def test_a_sku_is_a_product_or_a_variant_never_both(tree, tmp_path):
+    run(write_csv(tmp_path / "a.csv", [album_row(1), album_row(2), variant("V-1", "IMP-00001", "CD")]))
+    before = snapshot()
+    for rows, message in [
+        ([album_row(3, sku="V-1")], "line 2, column sku: V-1 is a variant of IMP-00001"),
+        ([variant("IMP-00002", "IMP-00001", "CD")], "line 2, column sku: IMP-00002 is a product's SKU"),
+        ([variant("V-1", "IMP-00002", "CD")], "line 2, column sku: V-1 is a variant of IMP-00001"),
+    ]:
+        with pytest.raises(CommandError, match=message):
+            run(write_csv(tmp_path / "b.csv", rows))
+    assert snapshot() == before
+
+
 @pytest.mark.parametrize("rows, message", [
     ([variant("V-1", "NOPE", "CD")], "line 2, column variant_of: no product with SKU NOPE"),
     ([album_row(1), {**variant("V-1", "IMP-00001", "CD"), "type": "Film"}], "line 3, column"),

@@ -132,3 +132,12 @@ def test_an_invalid_json_line_is_a_bad_row(tree, tmp_path):
     with pytest.raises(CommandError, match="line 2: not a JSON object"):
         run(str(path))
     assert not Product.objects.exists()
+
+
+def test_imported_products_show_on_the_storefront(tree, tmp_path, client):
+    run(write_csv(tmp_path / "p.csv", [album_row(1, title="Blue Train Imported")]))
+    page = client.get(Product.objects.get_by_sku("IMP-00001").get_absolute_url())
+    assert page.status_code == 200 and "Blue Train Imported" in page.content.decode()
+    listing = client.get(tree["Rock"].get_absolute_url())
+    assert "Blue Train Imported" in listing.content.decode()
+    assert [p.sku for p in Product.objects.search("imported")] == ["IMP-00001"]

@@ -19,6 +19,16 @@ ORDER_COLUMNS = ["number", "placed_at", "email", "lines", "subtotal", "shipping"
                  "refunded", "status", "payment_intent", "refunds"]
 
 
+#: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value):
+    """A shopper's text for a cell: one a spreadsheet would run as a formula gets a ``'`` first."""
+    value = str(value or "")
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+
+
 def _dollars(cents):
     return str(money.dollars(int(cents or 0)))
 
@@ -39,7 +49,7 @@ def order_row(document):
                              _utc(r.get("at")), r.get("status", "")) if p)
         for r in document.get("refunds") or [])
     return {
-        "number": document["number"], "placed_at": _utc(document.get("placed_at")), "email": document.get("email", ""),
+        "number": document["number"], "placed_at": _utc(document.get("placed_at")), "email": _text(document.get("email")),
         "lines": lines, **{k: _dollars(document.get(k)) for k in ("subtotal", "shipping", "tax", "total", "refunded")},
         "status": document.get("status", ""), "payment_intent": (document.get("payment") or {}).get("reference", ""),
         "refunds": refunds,

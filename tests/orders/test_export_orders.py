@@ -65,3 +65,8 @@ def test_the_admin_downloads_the_selected_orders(admin_client, orders):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(StringIO(response.content.decode())))
     assert [r["number"] for r in rows] == ["A-0001", "A-0003"]
+
+
+def test_an_email_a_spreadsheet_would_run_is_quoted(orders):
+    Order.objects.collection.update_one({"number": "A-0001"}, {"$set": {"email": "=1+2@example.com"}})
+    assert export()[0]["email"] == "'=1+2@example.com"

@@ -195,7 +195,11 @@ def _write(path, file_format, checker, checks, writer, only, size, tick):
             tick(1)
             if row.line in checks.bad_lines:
                 continue
-            checked = checker.check(row)
+            try:
+                checked = checker.check(row)
+            except RowError as error:  # never expected: the first pass refused every bad row
+                checks.refuse(row.line, error.column, error.reason)
+                continue
             if isinstance(checked, kind):
                 batch.append(checked)
                 if len(batch) >= size:

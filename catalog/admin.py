@@ -33,6 +33,7 @@ from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
 from .models import Category, Product, ProductImage, ProductType
 from .type_admin import ProductTypeAdmin  # noqa: F401  (registers the product types' admin)
+from .admin_imports import ProductImportExportMixin
 from core.templatetags.money import money
 
 
@@ -203,7 +204,7 @@ class ProductChangeList(ChangeList):
 
 
 @admin.register(Product)
-class ProductAdmin(admin.ModelAdmin):
+class ProductAdmin(ProductImportExportMixin, admin.ModelAdmin):
     """Products: search, filters, sorting, pagination, stock; the form shows dollars and stores cents."""
 
     form = ProductAdminForm

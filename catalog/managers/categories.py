@@ -153,3 +153,15 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         """
         cursor = self.collection.find({}, {**_TREE_FIELDS, "ancestors": 1})
         return in_tree_order([TreeNode(d) for d in cursor])
+
+    def ids_by_path(self):
+        """``{path: category id}`` of every category, the path being the names from the root
+        down joined by ``" > "`` (``Category.path``), e.g. ``"Music > Rock"``: one read (the
+        imports resolve categories by path with it)."""
+        names = {d["_id"]: (d["name"], [a["_id"] for a in d.get("ancestors", [])])
+                 for d in self.collection.find({}, {"name": 1, "ancestors._id": 1})}
+        paths = {}
+        for category_id, (name, ancestor_ids) in names.items():
+            if all(a in names for a in ancestor_ids):
+                paths[" > ".join([*(names[a][0] for a in ancestor_ids), name])] = category_id
+        return paths

@@ -86,6 +86,27 @@ class ListingCountManager(MongoCollectionMixin, models.Manager):
         finally:
             self.settle(category_ids, moment)
 
+    @contextlib.contextmanager
+    def changing_in_steps(self):
+        """``changing`` for a long write made of many steps (an import's batches): yields
+        ``mark(category_ids)``, which marks the categories not marked yet before a step's write
+        (one write, none when every one is marked already); at the end every category marked
+        is recounted once (``settle``), however many steps changed it, so the recounts do
+        not grow with the number of steps."""
+        marked, moments = set(), []
+
+        def mark(category_ids):
+            new = set(category_ids) - marked
+            if new:
+                moments.append(self.mark(new))
+                marked.update(new)
+
+        try:
+            yield mark
+        finally:
+            if marked:
+                self.settle(marked, max(moments))
+
     def mark(self, category_ids):
         """Step 1: a write that changes which products ``category_ids`` list is about to run
         (one write, none for no ids). Returns the mark's moment, for ``settle``."""

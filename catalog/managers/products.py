@@ -34,6 +34,7 @@ from ..cards import CardList
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from ..tree import listed_in
+from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
 from .siblings import bump_catalog_version, catalog_model
 
@@ -48,7 +49,7 @@ def _counts():
 NEWEST_FIRST_WINDOW_DAYS = 90
 
 
-class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
+class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
     """The "Product Catalog" use case's reads; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_sku(self, sku):

@@ -94,6 +94,23 @@ class OrderManager(MongoCollectionMixin, models.Manager):
 
     # -- reads -----------------------------------------------------------------
 
+    def placed_between(self, since=None, until=None, batch_size=1000):
+        """The order documents placed from ``since`` (included) to ``until`` (excluded), aware
+        UTC datetimes or None for no bound, oldest first: streamed (a round trip per
+        ``batch_size``). The accountants' CSV (``orders/exports.py``)."""
+        placed = {}
+        if since is not None:
+            placed["$gte"] = since
+        if until is not None:
+            placed["$lt"] = until
+        query = {"placed_at": placed} if placed else {}
+        return self.collection.find(query, batch_size=batch_size).sort([("placed_at", 1), ("_id", 1)])
+
+    def by_numbers(self, numbers):
+        """The order documents with the order ``numbers`` (strings), oldest first (one read)."""
+        cursor = self.collection.find({"number": {"$in": [str(n) for n in numbers]}})
+        return sorted(cursor, key=lambda d: (d["placed_at"], str(d["_id"])))
+
     def get_by_number(self, number):
         """The order with ``number`` (one read), or None. ``number`` is typed text: normalized first."""
         number = numbers.normalize(number)

@@ -1,0 +1,234 @@
+"""The product imports' writes and reads by SKU (``catalog/imports``), on ``Product.objects``.
+
+``ProductImportsMixin`` gives ``ProductManager`` the bulk functions an import
+writes through: products created or updated by SKU (keeping ``title_lower``,
+``keywords``, ``listed_in`` and the categories' kept counts as ``save()``
+does, and bumping the catalog's version), variants, a price feed, and the
+reads the checks need, each of ``SKUS_PER_READ`` SKUs at a time.
+"""
+
+from pymongo import ASCENDING, InsertOne, UpdateOne
+
+from ..keywords import document_keywords
+from ..search import lower_title
+from ..tree import listed_in
+from .siblings import bump_catalog_version, catalog_model
+
+
+def _new_pricing(pricing, given):
+    """The pricing (cents) after a feed gave ``given`` (``retail`` and/or ``list``) for a
+    product or variant priced ``pricing``: savings derived again."""
+    retail = given.get("retail", pricing.get("retail", 0))
+    if "list" in given:
+        list_cents = given["list"]
+    elif pricing.get("list") in (None, pricing.get("retail")):
+        list_cents = retail
+    else:
+        list_cents = pricing["list"]
+    savings = max(list_cents - retail, 0)
+    return {**pricing, "list": list_cents, "retail": retail, "savings": savings,
+            "pct_savings": savings * 100 // list_cents if list_cents else 0}
+
+
+#: SKUs per ``$in`` of the imports' reads: SecantusDB 0.7.0b3 compares each indexed match with
+#: every value of an ``$in``, so one of 1,000 SKUs costs about 6 times ten of 100 (MongoDB serves
+#: both from the index alike).
+SKUS_PER_READ = 100
+
+
+def _by_sku(collection, skus, projection=None, field="sku"):
+    """The documents whose ``field`` is among ``skus``, read ``SKUS_PER_READ`` at a time."""
+    skus = list(dict.fromkeys(str(s) for s in skus))
+    for start in range(0, len(skus), SKUS_PER_READ):
+        yield from collection.find({field: {"$in": skus[start:start + SKUS_PER_READ]}}, projection)
+
+
+def _counts():
+    """``ListingCount.objects``."""
+    return catalog_model("ListingCount").objects
+
+
+class ProductImportsMixin:
+    """The imports' bulk writes and reads by SKU (see the module docstring), for a manager with
+    ``collection``, ``read_collection`` and ``_category_ancestors`` (``ProductManager``)."""
+
+    def import_products(self, rows, dry_run=False, mark=None):
+        """Create or update the products of ``rows`` (dicts of the fields an import sets, each
+        with ``sku``), by SKU; a product equal to what is stored is not written.
+
+        One read of the stored products, one of the categories' ancestors, then (unless
+        ``dry_run``) one unordered ``bulk_write``: an insert per new product (the fields
+        not given take the model's defaults), a ``$set`` of the fields that differ per
+        changed one (so a field the row does not carry, such as ``shipping``, an uploaded
+        cover or ``variants``, stays as it is). ``title_lower``, ``keywords`` and
+        ``listed_in`` are recomputed as ``save()`` does, the categories whose products
+        change are marked and recounted around the write (``ListingCount.objects.changing``)
+        and the catalog's version is bumped after it; with ``mark`` (the ``mark`` of
+        ``ListingCount.objects.changing_in_steps``, for an import of many batches) they are
+        only marked, and recounted once at the end of the import. The reads are of
+        ``SKUS_PER_READ`` SKUs each. Returns ``{"created": [skus], "updated": [skus],
+        "unchanged": [skus]}``.
+        """
+        rows = list(rows)
+        stored = {d["sku"]: d for d in _by_sku(self.collection, [r["sku"] for r in rows])}
+        category_ids = {c for r in rows for c in r.get("categories") or ()}
+        category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
+        ancestors = self._category_ancestors(category_ids)
+        writes, relisted = [], set()
+        report = {"created": [], "updated": [], "unchanged": []}
+        for row in rows:
+            current = stored.get(row["sku"])
+            base = current or {"description": "", "categories": [], "shipping": None, "image": ""}
+            document = {**base, **row}
+            document["title_lower"] = lower_title(document["title"])
+            document["keywords"] = document_keywords(document)
+            document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+            if current is None:
+                writes.append(InsertOne(document))
+                relisted.update(document["listed_in"])
+                report["created"].append(row["sku"])
+                continue
+            changed = {k: v for k, v in document.items() if k not in current or current[k] != v}
+            if not changed:
+                report["unchanged"].append(row["sku"])
+                continue
+            if "listed_in" in changed:
+                relisted.update(current.get("listed_in") or [], document["listed_in"])
+            writes.append(UpdateOne({"_id": current["_id"]}, {"$set": changed}))
+            report["updated"].append(row["sku"])
+        if writes and not dry_run:
+            try:
+                if mark is not None:
+                    mark(relisted)
+                    self.collection.bulk_write(writes, ordered=False)
+                else:
+                    with _counts().changing(relisted):
+                        self.collection.bulk_write(writes, ordered=False)
+            finally:
+                bump_catalog_version()
+        return report
+
+    def import_variants(self, entries, dry_run=False):
+        """Add or replace variants: ``entries`` is ``[(product SKU, {sku, options, pricing})]``;
+        each entry replaces the product's variant of the same SKU or is appended to its
+        ``variants``. One read of the products, then (unless ``dry_run``) one
+        ``bulk_write`` of a ``$set`` of ``variants`` per changed product, and the catalog's
+        version bumped. Returns ``{"created": [skus], "updated": [skus], "unchanged": [skus],
+        "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
+        entries = list(entries)
+        stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries], {"sku": 1, "variants": 1})}
+        variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
+        report = {"created": [], "updated": [], "unchanged": [], "missing": []}
+        changed = set()
+        for product_sku, entry in entries:
+            if product_sku not in variants:
+                report["missing"].append((product_sku, entry["sku"]))
+                continue
+            current = variants[product_sku]
+            at = next((i for i, v in enumerate(current) if v.get("sku") == entry["sku"]), None)
+            if at is None:
+                current.append(entry)
+                report["created"].append(entry["sku"])
+            elif {**current[at], **entry} == current[at]:
+                report["unchanged"].append(entry["sku"])
+                continue
+            else:
+                current[at] = {**current[at], **entry}
+                report["updated"].append(entry["sku"])
+            changed.add(product_sku)
+        if changed and not dry_run:
+            try:
+                self.collection.bulk_write([UpdateOne({"_id": stored[sku]["_id"]}, {"$set": {"variants": variants[sku]}})
+                                            for sku in changed], ordered=False)
+            finally:
+                bump_catalog_version()
+        return report
+
+    def known_skus(self, skus):
+        """The SKUs among ``skus`` that name a product or a variant: two reads (``sku`` and
+        ``variants.sku``; not one ``$or``, which SecantusDB 0.7.0b3 serves by a scan)."""
+        skus = list({str(s) for s in skus})
+        found = {d["sku"] for d in _by_sku(self.collection, skus, {"sku": 1})}
+        rest = [s for s in skus if s not in found]
+        if rest:
+            for d in _by_sku(self.collection, rest, {"variants.sku": 1}, field="variants.sku"):
+                found.update(v.get("sku") for v in d.get("variants") or [])
+        return found & set(skus)
+
+    def covers_of(self, skus):
+        """``{product SKU: stored cover name ("" for none)}`` of the products among ``skus`` (one read)."""
+        return {d["sku"]: d.get("image") or "" for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1})}
+
+    def variant_owners(self, skus):
+        """``{variant SKU: its product's SKU}`` for the SKUs among ``skus`` that are variants
+        (reads of ``SKUS_PER_READ`` SKUs on ``variants.sku``)."""
+        wanted, owners = {str(s) for s in skus}, {}
+        for d in _by_sku(self.collection, wanted, {"sku": 1, "variants.sku": 1}, field="variants.sku"):
+            owners.update({v["sku"]: d["sku"] for v in d.get("variants") or [] if v.get("sku") in wanted})
+        return owners
+
+    def product_types_of(self, skus):
+        """``{product SKU: type name}`` of the products among ``skus`` (one read)."""
+        return {d["sku"]: d.get("type") for d in _by_sku(self.collection, skus, {"sku": 1, "type": 1})}
+
+    def import_prices(self, prices, dry_run=False):
+        """A price feed: ``prices`` is ``{sku: {"retail": cents, "list": cents}}`` (either may
+        be absent: it keeps its stored value; a missing list price follows the retail one
+        only when they were equal). A SKU is a product's or a variant's. ``savings`` and
+        ``pct_savings`` are derived again. Nothing else of the product changes.
+
+        Two reads (products by ``sku``, then by ``variants.sku`` for the rest), then (unless
+        ``dry_run``) one unordered ``bulk_write`` of a ``$set`` of the pricing (of the
+        product, or of its variant through the positional ``$``) per changed SKU, and the
+        catalog's version bumped. Returns ``{"updated": [skus], "unchanged": [skus],
+        "missing": [skus]}``.
+        """
+        prices = dict(prices)
+        skus = list(prices)
+        report = {"updated": [], "unchanged": [], "missing": []}
+        writes, seen = [], set()
+        for d in _by_sku(self.collection, skus, {"sku": 1, "pricing": 1}):
+            seen.add(d["sku"])
+            pricing = _new_pricing(d.get("pricing") or {}, prices[d["sku"]])
+            if pricing == d.get("pricing"):
+                report["unchanged"].append(d["sku"])
+            else:
+                writes.append(UpdateOne({"_id": d["_id"]}, {"$set": {"pricing": pricing}}))
+                report["updated"].append(d["sku"])
+        rest = [s for s in skus if s not in seen]
+        if rest:
+            for d in _by_sku(self.collection, rest, {"variants": 1}, field="variants.sku"):
+                for variant in d.get("variants") or []:
+                    sku = variant.get("sku")
+                    if sku not in prices or sku in seen:
+                        continue
+                    seen.add(sku)
+                    pricing = _new_pricing(variant.get("pricing") or {}, prices[sku])
+                    if pricing == variant.get("pricing"):
+                        report["unchanged"].append(sku)
+                    else:
+                        writes.append(UpdateOne({"_id": d["_id"], "variants.sku": sku},
+                                                {"$set": {"variants.$.pricing": pricing}}))
+                        report["updated"].append(sku)
+        report["missing"] = [s for s in skus if s not in seen]
+        if writes and not dry_run:
+            try:
+                self.collection.bulk_write(writes, ordered=False)
+            finally:
+                bump_catalog_version()
+        return report
+
+    def for_export(self, match, batch_size=1000):
+        """The product documents of ``match`` (a query this manager built: ``export_match``),
+        by SKU, streamed a batch of ``batch_size`` per round trip."""
+        return self.read_collection.find(match, batch_size=batch_size).sort("sku", ASCENDING)
+
+    def export_match(self, category_id=None, type_name=None):
+        """The query of the products listed in ``category_id`` (and below it) and/or of type
+        ``type_name``, for ``for_export``."""
+        match = {}
+        if category_id is not None:
+            match["listed_in"] = category_id
+        if type_name is not None:
+            match["type"] = str(type_name)
+        return match

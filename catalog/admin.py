@@ -28,6 +28,7 @@ from .admin_forms import (
     ProductAdminForm,
     details_field_names,
 )
+from .admin_variants import VariantsAdminMixin
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
@@ -196,13 +197,15 @@ class ProductChangeList(ChangeList):
 
         super().get_results(request)
         self.result_list = list(self.result_list)
-        stock = Inventory.objects.stock_many([p.sku for p in self.result_list])
+        stock = Inventory.objects.stock_many([sku for p in self.result_list for sku in p.sellable_skus])
         for product in self.result_list:
-            product.stock = stock.get(product.sku)
+            # A product with variants: the sums over its variants' stock records.
+            held = [stock[sku] for sku in product.sellable_skus if sku in stock]
+            product.stock = (sum(h[0] for h in held), sum(h[1] for h in held)) if held else None
 
 
 @admin.register(Product)
-class ProductAdmin(admin.ModelAdmin):
+class ProductAdmin(VariantsAdminMixin, admin.ModelAdmin):
     """Products: search, filters, sorting, pagination, stock; the form shows dollars and stores cents."""
 
     form = ProductAdminForm
@@ -243,18 +246,6 @@ class ProductAdmin(admin.ModelAdmin):
                 ("Shipping and details", {"fields": ["shipping_summary", "details_summary"]}),
             ]
         return super().get_fieldsets(request, obj)
-
-    def save_model(self, request, obj, form, change):
-        """Save the product; a new one also gets its stock record, with 0 units.
-
-        The stock admin then lists the SKU, so staff can set its stock there
-        (it adds no stock records itself).
-        """
-        super().save_model(request, obj, form, change)
-        if not change:
-            from inventory.models import Inventory
-
-            Inventory.objects.ensure_stock([obj.sku], 0)
 
     @admin.display(description="Categories")
     def category_paths(self, product):

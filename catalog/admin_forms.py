@@ -21,6 +21,8 @@ from django import forms
 
 from core.money import cents, dollars
 
+from .admin_variants import VariantsFormMixin
+
 from .exceptions import InvalidMove
 from .ids import as_object_id
 from .models import (
@@ -261,7 +263,7 @@ def _details_fields():
 _DetailsFields = type("_DetailsFields", (forms.Form,), {"__module__": __name__, **_details_fields()})
 
 
-class ProductAdminForm(forms.ModelForm, _DetailsFields):
+class ProductAdminForm(VariantsFormMixin, forms.ModelForm, _DetailsFields):
     """A product: SKU, type, title, description, categories, pricing, shipping and details.
 
     Prices are entered in dollars and stored in cents (``Pricing.from_prices``

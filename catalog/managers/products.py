@@ -245,6 +245,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                     facts[item["sku"]] = (None if retail is None else int(retail), weight)
         return facts
 
+    def sku_owners(self, skus):
+        """``{sku: (product _id, product SKU)}`` for the SKUs among ``skus`` that a product or a
+        variant already uses (one read from the primary, on the ``skus`` index): the product
+        form's check that a SKU is used once across products and variants."""
+        wanted = {str(s) for s in skus}
+        cursor = self.collection.find({"skus": {"$in": sorted(wanted)}}, {"sku": 1, "skus": 1})
+        return {sku: (d["_id"], d["sku"]) for d in cursor for sku in d.get("skus") or [] if sku in wanted}
+
     def line_titles(self, skus):
         """``{sku: title}`` of the SKUs among ``skus`` that a product sells: the product's title,
         with a variant's options (``"Let There Be Rock — Vinyl"``, ``variants.line_title``).

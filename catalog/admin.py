@@ -169,7 +169,8 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 class AvailabilityFilter(admin.SimpleListFilter):
-    """Products by the units available in their stock record (a SKU without one has none)."""
+    """Products by the units available in their stock records (a SKU without one has none; a
+    product with variants counts when one of its variants does)."""
 
     title = "availability"
     parameter_name = "available"
@@ -180,12 +181,13 @@ class AvailabilityFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         from inventory.models import Inventory
 
+        # ``skus``: a product with variants is in stock when one of its variants is.
         if self.value() == "yes":
-            return queryset.filter(sku__in=Inventory.objects.skus_available(1))
+            return queryset.filter(skus__overlap=Inventory.objects.skus_available(1))
         if self.value() == "low":
-            return queryset.filter(sku__in=Inventory.objects.skus_available(1, 5))
+            return queryset.filter(skus__overlap=Inventory.objects.skus_available(1, 5))
         if self.value() == "no":
-            return queryset.exclude(sku__in=Inventory.objects.skus_available(1))
+            return queryset.exclude(skus__overlap=Inventory.objects.skus_available(1))
         return queryset
 
 

@@ -89,3 +89,20 @@ def test_stored_variants_left_as_they_were_are_kept(admin_client):
     assert admin_client.post(f"/admin/catalog/product/{product.pk}/change/", data).status_code == 302
     product = Product.objects.get_by_sku("NEW-1")
     assert product.title == "Renamed" and [v.sku for v in product.variants] == ["NEW-1-CD"]
+
+
+def test_the_product_list_sums_and_filters_by_the_variants_stock(admin_client):
+    from tests.support.admin import listed_skus
+
+    product = make_product("Vinyl only", sku="VO")
+    product.variants = [Variant(sku=f"VO-{n}", options={"format": f}, pricing=Pricing.from_prices(100, 100))
+                        for n, f in ((1, "CD"), (2, "Vinyl"))]
+    product.save()
+    make_product("Plain", sku="PL")
+    Inventory.objects.ensure_stock(["VO-1", "VO-2", "PL"], 0)
+    Inventory.objects.set_stock("VO-2", 4)
+    html = admin_client.get("/admin/catalog/product/").content.decode()
+    assert '<td class="field-available">4</td>' in html
+    assert listed_skus(admin_client.get("/admin/catalog/product/", {"available": "yes"})) == ["VO"]
+    assert listed_skus(admin_client.get("/admin/catalog/product/", {"available": "low"})) == ["VO"]
+    assert listed_skus(admin_client.get("/admin/catalog/product/", {"available": "no"})) == ["PL"]

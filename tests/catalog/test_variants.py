@@ -116,8 +116,9 @@ def test_three_variants_sold_out_one_by_one(client):
     assert_invariant()
 
 
-def test_cart_checkout_order_rollup_and_api_name_the_variant(client):
-    make_album(stock=(5, 5, 5))
+def test_cart_checkout_order_rollup_and_api_name_the_variant(client, make_tree):
+    tree = make_tree({"Music": {}})
+    make_album(stock=(5, 5, 5), categories=[tree["Music"].pk])
     add(client, sku="LTBR-LP", qty=2)
     cart = client.get("/cart/").content.decode()
     assert "Let There Be Rock — Vinyl" in cart and "$24.99" in cart
@@ -132,12 +133,18 @@ def test_cart_checkout_order_rollup_and_api_name_the_variant(client):
     call_command("rollup_stats", "--lag", "0")
     daily = RollupProgress.objects.buckets("daily", "sku:LTBR-LP")
     assert [(b["units"], b["total"]) for b in daily] == [(2, 2 * 2499)]
+    music = RollupProgress.objects.buckets("daily", f"category:{tree['Music'].pk}")
+    assert [b["units"] for b in music] == [2]  # a variant sells in its product's categories
     top = RollupProgress.objects.top("sku", "daily")
     assert [(row["ref"], row["name"]) for row in top] == [("LTBR-LP", "Let There Be Rock — Vinyl")]
 
     document = client.get("/api/v1/products/LTBR").json()
     assert [v["sku"] for v in document["variants"]] == ["LTBR-CD", "LTBR-LP", "LTBR-DL"]
     assert client.get("/api/v1/products/LTBR-LP/title").json() == "Let There Be Rock"  # its product
+    assert "skus" not in document
+    listing = client.get("/api/v1/categories/music/products").json()["products"]
+    assert [v["sku"] for v in listing[0]["variants"]] == ["LTBR-CD", "LTBR-LP", "LTBR-DL"]
+    assert listing[0]["variants"][1]["options"] == {"format": "Vinyl"}
 
 
 def test_the_choice_works_without_javascript(client):

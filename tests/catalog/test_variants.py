@@ -180,3 +180,16 @@ def test_a_listing_card_counts_every_variant_stock(client, make_tree):
     assert "Sold out" not in page
     Inventory.objects.set_stock("LTBR-DL", 0)
     assert "Sold out" in client.get("/c/music/").content.decode()
+
+
+def test_restock_takes_a_variant_sku_and_refuses_the_page_sku():
+    from io import StringIO
+
+    from django.core.management import CommandError
+
+    make_album(stock=(1, 1, 1))
+    call_command("restock", "LTBR-LP", "4", stdout=StringIO())
+    assert inventory("LTBR-LP")["qty"] == 5
+    with pytest.raises(CommandError, match="sells only theirs"):
+        call_command("restock", "LTBR", "4", stdout=StringIO())
+    assert inventory("LTBR") is None

@@ -6,7 +6,8 @@ can take it as it is.
 ``variant_formset`` (prefix ``variants``), validates it with the form (each variant's options
 by ``catalog.attributes.clean_variant_options`` for the chosen type; every SKU used once
 across the product, its variants and every other product: ``Product.objects.sku_owners``,
-one read) and sets ``product.variants`` on save. ``VariantsAdminMixin`` goes before
+one read) and sets ``product.variants`` on save; a post without the formset's rows leaves
+the stored variants as they are. ``VariantsAdminMixin`` goes before
 ``admin.ModelAdmin``: it shows the formset (``admin/catalog/product/change_form.html``) and,
 after a save, gives every SKU the product sells a stock record (0 units; stock is then set in
 the stock admin, as for any new product). A form with an error writes nothing.
@@ -101,13 +102,19 @@ class VariantsFormMixin:
         initial = [{"sku": v.sku, "options": format_options(v.options),
                     "list_price": dollars(v.pricing.list), "retail_price": dollars(v.pricing.retail)}
                    for v in stored]
-        self.variant_formset = VariantFormSet(self.data if self.is_bound else None,
+        # A post without the variants' rows (their management form) leaves the variants as
+        # they are: a client that does not show them changes the product alone.
+        self.variants_posted = self.is_bound and "variants-TOTAL_FORMS" in self.data
+        self.variant_formset = VariantFormSet(self.data if self.variants_posted else None,
                                               initial=initial, prefix="variants")
         self.variants = stored
 
     def clean(self):
         cleaned = super().clean()
         formset = self.variant_formset
+        if not self.variants_posted:
+            self._check_skus(cleaned.get("sku"), [])
+            return cleaned
         if not formset.is_valid():
             self.add_error(None, "Correct the errors in the variants below.")
             return cleaned
@@ -142,8 +149,10 @@ class VariantsFormMixin:
             if owner is not None and owner[0] != mine:
                 form.add_error("sku", f"This SKU is already used by product {owner[1]}.")
         owner = owners.get(sku)
-        if sku and owner is not None and owner[0] != mine and "sku" not in self.errors:
-            self.add_error("sku", f"This SKU is already used by product {owner[1]}.")
+        # Another product's own SKU is the model's unique check (run after clean()); here,
+        # another product's variant's.
+        if sku and owner is not None and owner[0] != mine and owner[1] != sku and "sku" not in self.errors:
+            self.add_error("sku", f"This SKU is already used by a variant of product {owner[1]}.")
 
     def save(self, commit=True):
         product = super().save(commit=False)

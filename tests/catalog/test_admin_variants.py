@@ -61,7 +61,10 @@ def test_a_duplicate_variant_sku_is_a_form_error_and_writes_nothing(admin_client
         response = admin_client.post(ADD, {**album_data(), **rows(*variants)})
         assert response.status_code == 200, message
         assert message in response.content.decode(), message
-    assert admin_client.post(ADD, {**album_data(sku="TAKEN-LP"), **rows()}).status_code == 200
+    refused = admin_client.post(ADD, {**album_data(sku="TAKEN-LP"), **rows()})
+    assert "already used by a variant of product OTHER" in refused.content.decode()
+    refused = admin_client.post(ADD, album_data(sku="TAKEN-LP"))  # a form without the variants' rows
+    assert "already used by a variant of product OTHER" in refused.content.decode()
     assert (list(Product.objects.collection.find({}).sort("sku")), stock_ids()) == before
 
 

@@ -18,9 +18,9 @@ Functions here touch no database.
 """
 
 try:  # the types branch: product types as data
-    from .attributes import clean_variant_options  # noqa: F401
+    from .attributes import clean_variant_options
 except ImportError:  # PLACEHOLDER until it is merged (catalog/variant_options_placeholder.py)
-    from .variant_options_placeholder import clean_variant_options  # noqa: F401
+    from .variant_options_placeholder import clean_variant_options
 
 
 def product_type_named(name):

@@ -54,21 +54,21 @@ def event_measures(event):
 def keys_by_sku(products, categories):
     """``{sku: [(k, kind, ref), ...]}``: the bucket keys a sale of each SKU counts in, store first.
 
-    ``products``: ``{sku, categories: [category id, ...]}`` documents;
+    ``products``: ``{sku, categories: [category id, ...], variants: [{sku}, ...]}`` documents;
     ``categories``: ``{_id, ancestors: [{_id}, ...]}`` documents. A product
     counts in each category it is listed in that exists, and in each of
-    their ancestors, once.
+    their ancestors, once; so does each of its variants' SKUs (its own key ``sku:<variant SKU>``).
     """
     ancestors = {c["_id"]: [a["_id"] for a in (c.get("ancestors") or [])] for c in categories}
     keys = {}
     for product in products:
-        sku = product.get("sku")
-        if not isinstance(sku, str) or sku in keys:
-            continue
         found = [c for c in (product.get("categories") or []) if c in ancestors]
         ids = list(dict.fromkeys(found + [a for c in found for a in ancestors[c]]))
-        keys[sku] = [("store", "store", None), (f"sku:{sku}", "sku", sku)] + [
-            (f"category:{c}", "category", c) for c in ids]
+        for sku in [product.get("sku")] + [v.get("sku") for v in product.get("variants") or []]:
+            if not isinstance(sku, str) or sku in keys:
+                continue
+            keys[sku] = [("store", "store", None), (f"sku:{sku}", "sku", sku)] + [
+                (f"category:{c}", "category", c) for c in ids]
     return keys
 
 

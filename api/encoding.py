@@ -50,7 +50,8 @@ def utc_iso(moment):
 
 def product_card(product):
     """A product of a listing (a ``Product`` read with the card fields) as JSON:
-    ``{_id, sku, title, type, artist, issue_date, pricing, currency, url}``."""
+    ``{_id, sku, title, type, artist, issue_date, pricing, variants, currency, url}`` (``variants``:
+    ``[{sku, options, pricing}]``, empty for a product selling its own SKU)."""
     details = product.details or {}
     issue_date = details.get("issue_date")
     pricing = product.pricing
@@ -63,6 +64,10 @@ def product_card(product):
         "issue_date": utc_iso(issue_date) if issue_date else None,
         "pricing": {"list": pricing.list, "retail": pricing.retail, "savings": pricing.savings,
                     "pct_savings": pricing.pct_savings},
+        "variants": [{"sku": v.sku, "options": dict(v.options or {}),
+                      "pricing": {"list": v.pricing.list, "retail": v.pricing.retail,
+                                  "savings": v.pricing.savings, "pct_savings": v.pricing.pct_savings}}
+                     for v in product.variants or ()],
         "currency": settings.SHOP_CURRENCY,
         "url": reverse("api-v1:product", args=[product.sku]),
     }

@@ -55,6 +55,15 @@ class Details(Schema):
     actor: list[str] = []
 
 
+class Variant(Schema):
+    """A SKU a product with variants sells: its options (the type's variant attributes, e.g.
+    ``{"format": "Vinyl"}``) and its prices; its stock is its own."""
+
+    sku: str
+    options: dict = Field(description="{variant attribute code: value}.")
+    pricing: Pricing
+
+
 class ProductDocument(Schema):
     """A product document as stored ("Product Catalog" use case), with ``currency`` added."""
 
@@ -68,6 +77,8 @@ class ProductDocument(Schema):
     shipping: Optional[dict] = None
     pricing: Pricing
     details: Optional[Details] = None
+    variants: list[Variant] = Field([], description="The SKUs it sells when it has variants "
+                                    "(then its own SKU names it and its pricing is its cheapest variant's).")
     currency: str = Field(description="ISO 4217 code of every price in the document.")
 
 
@@ -102,6 +113,7 @@ class ProductCard(Schema):
     artist: Optional[str] = None
     issue_date: Optional[str] = Field(None, description="ISO 8601, UTC.")
     pricing: Pricing
+    variants: list[Variant] = Field([], description="Its variants, when it has any.")
     currency: str
     url: str = Field(description="The product document in this API.")
 

@@ -37,6 +37,7 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
+from catalog.variants import apply_to_document  # noqa: E402
 from catalog.keywords import document_keywords  # noqa: E402
 from catalog.search import lower_title  # noqa: E402
 from catalog.models import Category, Pricing, Product  # noqa: E402
@@ -124,10 +125,11 @@ def rate(client, path, queries):
 
 
 def load(products):
-    """Insert ``products`` as the ORM would store them (``title_lower`` and ``keywords`` included)."""
+    """Insert ``products`` as the ORM would store them (``title_lower``, ``keywords`` and ``skus``
+    included)."""
     documents = []
     for product in products:
-        document = model_to_document(product)
+        document = apply_to_document(model_to_document(product))
         document["title_lower"] = lower_title(document["title"])
         document["keywords"] = document_keywords(document)
         documents.append(document)

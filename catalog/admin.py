@@ -28,6 +28,7 @@ from django.urls import path, reverse
 from .admin_forms import CategoryAdminForm, ProductAdminForm, product_form_for
 from .attribute_fields import field_name
 from .admin_gallery import ProductImageInline
+from .admin_variants import VariantsAdminMixin
 from .admin_tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from .exceptions import CatalogError, CategoryNotEmpty
 from .ids import as_object_id
@@ -170,7 +171,8 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 class AvailabilityFilter(admin.SimpleListFilter):
-    """Products by the units available in their stock record (a SKU without one has none)."""
+    """Products by the units available in their stock records (a SKU without one has none; a
+    product with variants counts when one of its variants does)."""
 
     title = "availability"
     parameter_name = "available"
@@ -181,12 +183,13 @@ class AvailabilityFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         from inventory.models import Inventory
 
+        # ``skus``: a product with variants is in stock when one of its variants is.
         if self.value() == "yes":
-            return queryset.filter(sku__in=Inventory.objects.skus_available(1))
+            return queryset.filter(skus__overlap=Inventory.objects.skus_available(1))
         if self.value() == "low":
-            return queryset.filter(sku__in=Inventory.objects.skus_available(1, 5))
+            return queryset.filter(skus__overlap=Inventory.objects.skus_available(1, 5))
         if self.value() == "no":
-            return queryset.exclude(sku__in=Inventory.objects.skus_available(1))
+            return queryset.exclude(skus__overlap=Inventory.objects.skus_available(1))
         return queryset
 
 
@@ -198,13 +201,15 @@ class ProductChangeList(ChangeList):
 
         super().get_results(request)
         self.result_list = list(self.result_list)
-        stock = Inventory.objects.stock_many([p.sku for p in self.result_list])
+        stock = Inventory.objects.stock_many([sku for p in self.result_list for sku in p.sellable_skus])
         for product in self.result_list:
-            product.stock = stock.get(product.sku)
+            # A product with variants: the sums over its variants' stock records.
+            held = [stock[sku] for sku in product.sellable_skus if sku in stock]
+            product.stock = (sum(h[0] for h in held), sum(h[1] for h in held)) if held else None
 
 
 @admin.register(Product)
-class ProductAdmin(ProductImportExportMixin, admin.ModelAdmin):
+class ProductAdmin(VariantsAdminMixin, ProductImportExportMixin, admin.ModelAdmin):
     """Products: search, filters, sorting, pagination, stock; the form shows dollars and stores cents."""
 
     form = ProductAdminForm
@@ -264,18 +269,6 @@ class ProductAdmin(ProductImportExportMixin, admin.ModelAdmin):
     def get_changelist(self, request, **kwargs):
         return ProductChangeList
 
-
-    def save_model(self, request, obj, form, change):
-        """Save the product; a new one also gets its stock record, with 0 units.
-
-        The stock admin then lists the SKU, so staff can set its stock there
-        (it adds no stock records itself).
-        """
-        super().save_model(request, obj, form, change)
-        if not change:
-            from inventory.models import Inventory
-
-            Inventory.objects.ensure_stock([obj.sku], 0)
 
     def save_related(self, request, form, formsets, change):
         """Save the product's images, then copy them into its document

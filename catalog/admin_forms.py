@@ -23,6 +23,7 @@ from core.money import cents, dollars
 
 from .attribute_fields import details_from_form, field_name, form_field, initial_value
 from .attributes import clean_details
+from .admin_variants import VariantsFormMixin
 from .exceptions import InvalidMove
 from .ids import as_object_id
 from .models import Category, Dimensions, Pricing, Product, ProductType, Shipping
@@ -196,7 +197,7 @@ class CategoryMoveForm(forms.Form):
 
 # -- products ---------------------------------------------------------------
 
-class ProductAdminForm(forms.ModelForm):
+class ProductAdminForm(VariantsFormMixin, forms.ModelForm):
     """A product: SKU, type, title, description, categories, pricing, shipping and details.
 
     Prices are entered in dollars and stored in cents (``Pricing.from_prices``

@@ -9,6 +9,7 @@ from pymongo import UpdateOne
 from .keywords import KEYWORD_SOURCES, document_keywords
 from .search import lower_title
 from .tree import listed_in
+from .variants import all_skus
 
 
 def _write(collection, updates):
@@ -54,6 +55,18 @@ def fill_listed_in(using="default"):
         value = listed_in(document.get("categories") or [], ancestors)
         if document.get("listed_in") != value:
             updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"listed_in": value}}))
+    return _write(collection, updates)
+
+
+def fill_skus(using="default"):
+    """Set ``skus`` (its SKU, then its variants' SKUs: ``catalog.variants.all_skus``) on every
+    product whose stored value differs (migration ``0010``): one read, one ``bulk_write``."""
+    collection = connections[using].get_collection("products")
+    updates = []
+    for document in collection.find({}, {"sku": 1, "variants.sku": 1, "skus": 1}):
+        value = all_skus(document.get("sku"), document.get("variants"))
+        if document.get("skus") != value:
+            updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"skus": value}}))
     return _write(collection, updates)
 
 

@@ -8,6 +8,10 @@ product: an ``Audio Album``, or a ``TV Season`` when its tracks are videos.
 * Pricing, in cents: ``list`` is the sum of the track prices; ``retail`` is
   80% of it, rounded down to a price ending in 99 cents, unless that is not
   lower than the list price.
+* Variants: the albums of ``on_cd_and_vinyl`` (every tenth from album 3, videos aside: 34) are sold on CD
+  (``CHK-0003-CD``, the album's prices) and on vinyl (``CHK-0003-LP``, twice the list
+  price): each variant with its own SKU and stock, the album's own SKU naming its page
+  (``catalog/variants.py``). The others sell their own SKU.
 * ``details.issue_date``: Chinook has no release dates; the shop uses the
   date of the first invoice that sold one of the album's tracks (UTC), and
   ``FIRST_SALE_FALLBACK`` for the albums never sold.
@@ -19,7 +23,7 @@ from collections import Counter
 
 from core import money
 
-from .models import Dimensions, Pricing, Product, Shipping
+from .models import Dimensions, Pricing, Product, Shipping, Variant
 
 #: The product types the demo catalog loads (created as data by migration catalog 0010).
 AUDIO_ALBUM = "Audio Album"
@@ -68,6 +72,24 @@ DVD_SET = Shipping(weight=280, dimensions=Dimensions(width=190, height=135, dept
 def sku_for_album(album_id):
     """The stable SKU of Chinook album ``album_id`` (an int): ``CHK-0001``."""
     return f"CHK-{int(album_id):04d}"
+
+
+def on_cd_and_vinyl(album_id):
+    """Whether Chinook album ``album_id`` (an int) is sold as CD and vinyl variants: every
+    tenth album from album 3, videos aside (34 of the 347)."""
+    return int(album_id) % 10 == 3
+
+
+def format_variants(sku, pricing):
+    """The CD and vinyl variants of the album ``sku`` priced ``pricing`` (a ``Pricing``): the CD
+    at the album's prices, the vinyl at twice its list price (retail by ``retail_price``)."""
+    vinyl_list = pricing.list * 2
+    return [
+        Variant(sku=f"{sku}-CD", options={"format": "CD"},
+                pricing=Pricing.from_prices(pricing.list, pricing.retail)),
+        Variant(sku=f"{sku}-LP", options={"format": "Vinyl"},
+                pricing=Pricing.from_prices(vinyl_list, retail_price(vinyl_list))),
+    ]
 
 
 def retail_price(list_cents):
@@ -177,8 +199,11 @@ def album_product(album, category_ids):
     else:
         kind, shipping = AUDIO_ALBUM, CD
         description = f"{album['title']} by {album['artist']}: {count} track{'s' * (count != 1)}."
+    sku = sku_for_album(album["album_id"])
+    pricing = Pricing.from_prices(list_cents, retail_price(list_cents))
+    variants = format_variants(sku, pricing) if on_cd_and_vinyl(album["album_id"]) and not is_video else []
     return Product(
-        sku=sku_for_album(album["album_id"]),
+        sku=sku,
         type=kind,
         title=album["title"],
         description=description,
@@ -186,7 +211,8 @@ def album_product(album, category_ids):
         shipping=Shipping(weight=shipping.weight, dimensions=Dimensions(
             width=shipping.dimensions.width, height=shipping.dimensions.height,
             depth=shipping.dimensions.depth)),
-        pricing=Pricing.from_prices(list_cents, retail_price(list_cents)),
+        pricing=pricing,
         details={"artist": album["artist"], "genre": genres, "issue_date": issue_date, "tracks": tracks},
+        variants=variants,
     )
 

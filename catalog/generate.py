@@ -9,7 +9,9 @@ Products are albums (SKUs ``GEN-000000`` ...) in one leaf each, with an
 artist, a genre (their top category's), an issue date, 8 to 14 tracks and
 prices in cents (list = the tracks' sum, retail 70 to 100 % of it); each title
 has two words out of 2,000 made-up ones (a search word finds about 1 product
-in 1,000) and its number. Each gets ``stock`` units.
+in 1,000) and its number. Every ``VARIANT_EVERY``-th album is sold as CD and vinyl variants
+(``GEN-000007-CD``, ``GEN-000007-LP``: ``chinook.format_variants``). Each SKU sold gets
+``stock`` units.
 
 Everything is written through the managers (``Category.objects.create_many``,
 ``Product.objects.sync``, ``Inventory.objects.ensure_stock``), in batches,
@@ -24,7 +26,7 @@ import random
 
 from bson import ObjectId
 
-from .chinook import AUDIO_ALBUM
+from .chinook import AUDIO_ALBUM, format_variants
 from .models import Category, ListingCount, Pricing, Product
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
@@ -35,6 +37,8 @@ WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "n
 GENRES = ["Rock", "Jazz", "Metal", "Alternative", "Latin", "Blues", "Classical", "Pop",
           "Reggae", "Electronica"]
 TOPS, MIDDLES_PER_TOP = 10, 9
+#: Every this many albums, one (album 7, 27, 47 ...) is sold as CD and vinyl variants.
+VARIANT_EVERY = 20
 #: Products written per ``Product.objects.sync`` call.
 BATCH = 1000
 
@@ -74,10 +78,12 @@ def make_product(number, leaf_id, genre, rng):
     retail_cents = list_cents * rng.randrange(70, 101) // 100
     issued = datetime.datetime(rng.randrange(1960, 2025), rng.randrange(1, 13), rng.randrange(1, 29),
                                tzinfo=datetime.UTC)
+    sku, pricing = f"GEN-{number:06d}", Pricing.from_prices(list_cents, retail_cents)
     return Product(
-        sku=f"GEN-{number:06d}", type=AUDIO_ALBUM, title=title,
+        sku=sku, type=AUDIO_ALBUM, title=title,
+        variants=format_variants(sku, pricing) if number % VARIANT_EVERY == 7 else [],
         description=f"A generated album by {title.split()[0]} and the {title.split()[1]}s.",
-        categories=[leaf_id], pricing=Pricing.from_prices(list_cents, retail_cents),
+        categories=[leaf_id], pricing=pricing,
         details={"artist": f"The {rng.choice(WORDS).title()}s", "genre": [genre],
                  "issue_date": issued, "tracks": tracks},
     )
@@ -114,7 +120,7 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
             leaf = rng.choice(leaves)
             batch.append(make_product(number, leaf, genre_of[leaf], rng))
         Product.objects.sync(batch, recount=False)
-        Inventory.objects.ensure_stock([p.sku for p in batch], stock)
+        Inventory.objects.ensure_stock([sku for p in batch for sku in p.sellable_skus], stock)
         if progress is not None:
             progress(len(batch))
     ListingCount.objects.recount_all()  # once, not per batch: every product once

@@ -45,6 +45,9 @@ _PRODUCT_INDEXES = [
     ([("title_lower", ASCENDING), ("_id", ASCENDING)], {"name": "title_lower"}),
     # The storefront search: a multikey index over the products' words (catalog/keywords.py).
     ([("keywords", ASCENDING)], {"name": "keywords"}),
+    # The product of any SKU, its own or a variant's (catalog/variants.py), one equality; unique
+    # across products and variants (multikey: MongoDB keeps a value once across documents).
+    ([("skus", ASCENDING)], {"name": "skus", "unique": True}),
 ]
 
 INDEXES = {"categories": _CATEGORY_INDEXES, "products": _PRODUCT_INDEXES}
@@ -55,4 +58,7 @@ INDEXES = {"categories": _CATEGORY_INDEXES, "products": _PRODUCT_INDEXES}
 # use case's (type, details.genre, sku): details.genre is an array, and a shard key's index
 # cannot be multikey. The unique sku index is the key's own index and stays.
 SHARD_KEYS = [("products", {"sku": 1}, True)]
+# A unique index must start with the shard key: sharded, ``skus`` is a plain index, and a SKU used
+# twice is refused by the product form's check and by its inventory document's ``_id``.
+UNIQUE_BEFORE_SHARDING = {"products": ("skus",)}
 UNSHARDED = ("categories",)

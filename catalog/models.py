@@ -21,6 +21,7 @@ from .attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
 from .fields import SubdocumentField
 from .gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
 from .keywords import document_keywords
+from .variants import apply_to_product, line_title, options_label
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import (
     CatalogVersionManager,
@@ -150,6 +151,22 @@ class AttributeBase(EmbeddedModel):
         return self.label or self.code
 
 
+class Variant(EmbeddedModel):
+    """One SKU a product sells (``catalog/variants.py``): its ``sku`` (unique across products
+    and variants), ``options`` (``{<variant attribute code>: value}``, e.g. ``{"format":
+    "Vinyl"}``, checked by ``catalog.attributes.clean_variant_options``) and ``pricing``
+    (cents). Its stock is the inventory document whose ``_id`` is its SKU."""
+
+    sku = models.CharField("SKU", max_length=64)
+    options = models.JSONField(default=dict, blank=True)
+    pricing = EmbeddedModelField(Pricing)
+
+    @property
+    def label(self):
+        """The options as shoppers read them (``"Vinyl"``)."""
+        return options_label(self.options)
+
+
 class RecordField(AttributeBase):
     """A field of the records of a ``records`` attribute (an album's track: number, title,
     composer, duration, price): an attribute without records of its own; ``kind`` is one of
@@ -242,6 +259,12 @@ class Product(models.Model):
     pricing = EmbeddedModelField(Pricing)
     # The values of its type's attributes, {code: value}, checked by clean_details on save.
     details = SubdocumentField(null=True, blank=True)
+    # The SKUs it sells when it has variants (catalog/variants.py): each with its options,
+    # prices and own stock. Without variants the product sells its own ``sku``.
+    variants = EmbeddedModelArrayField(Variant, default=list, blank=True)
+    # ``sku`` and every variant SKU: the product of any SKU is one equality on the ``skus``
+    # index, which also refuses a SKU used twice. Kept by save() and sync().
+    skus = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False)
     # The cover: the path of its first image (ProductImage.objects.sync keeps it; "" for
     # none: the pages then show a generated cover, see catalog/images.py).
     image = models.ImageField(
@@ -282,12 +305,13 @@ class Product(models.Model):
 
         self.details = self.clean_details()
         self._stored_codes = frozenset(self.details)  # what this save stores
+        apply_to_product(self)  # skus, and the cheapest variant's pricing
         self.title_lower = lower_title(self.title)
         self.listed_in = Category.objects.listed_in(self.categories)
         self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in"}
+            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
         before = Product.objects.stored_listed_in(self.pk) if self.pk else None
         if before is not None and set(before) == set(self.listed_in):
             super().save(*args, **kwargs)  # listed where it was: no category's count changes
@@ -326,6 +350,27 @@ class Product(models.Model):
             if code not in known:
                 details.pop(code, None)
         return clean_details(product_type, details)
+
+    @property
+    def sellable_skus(self):
+        """The SKUs it sells: its variants' when it has any, else its own (a list)."""
+        return [v.sku for v in self.variants] if self.variants else [self.sku]
+
+    def variant(self, sku):
+        """Its variant with ``sku`` (a ``Variant``), or None (its own SKU, or another's)."""
+        return next((v for v in self.variants or () if v.sku == sku), None)
+
+    def line_details(self, sku):
+        """What a cart line of ``sku`` copies from the product (the "Inventory Management" use
+        case's cart): ``{title, price}``, the title naming the variant's options and the price
+        in cents its retail price. Raises ``ValueError`` when the product does not sell ``sku``
+        (the SKU of a product with variants names its page only)."""
+        if sku not in self.sellable_skus:
+            raise ValueError(f"{self.sku} does not sell {sku!r}.")
+        variant = self.variant(sku)
+        if variant is None:
+            return {"title": self.title, "price": self.pricing.retail}
+        return {"title": line_title(self.title, variant.options), "price": variant.pricing.retail}
 
 
 class CatalogVersion(models.Model):

@@ -3,7 +3,7 @@ artist, actor) and search. Thin: parse, call a manager, render."""
 
 from django.conf import settings
 from django.http import Http404, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
@@ -12,6 +12,7 @@ from .models import Category, Product, ProductType
 from .paginators import page_number, paginate
 from .search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from .signals import product_viewed
+from .variants import chosen_variant, variant_url
 
 
 def home(request):
@@ -69,7 +70,9 @@ def category(request, slug):
 
 def product(request, sku):
     """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
-    first category.
+    first category; a product with variants offers them (each with its price and stock) in
+    its add-to-cart form, ``?variant=<SKU>`` choosing one (else the first still in stock). A
+    variant's SKU redirects to its product's page with it chosen.
 
     Two reads (the product with its stock in one aggregation; its categories
     with the top ones), and one write: the product view event (analytics).
@@ -77,7 +80,7 @@ def product(request, sku):
     try:
         item = Product.objects.get_with_availability(sku)
     except Product.DoesNotExist:
-        raise Http404("No such product.") from None
+        return _variant_page(sku)
     product_viewed.send(sender=Product, product=item, request=request)
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
@@ -87,7 +90,20 @@ def product(request, sku):
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
+        "chosen_sku": chosen_variant(item.variants, request.GET.get("variant")),
     })
+
+
+def _variant_page(sku):
+    """``/p/<variant SKU>/``: a redirect to its product's page with the variant chosen
+    (``?variant=``; one more read, on the ``skus`` index); 404 for a SKU of no product."""
+    try:
+        owner = Product.objects.get_by_sku(sku)
+    except Product.DoesNotExist:
+        raise Http404("No such product.") from None
+    if owner.sku == sku:  # the page itself was just not found (deleted in between)
+        raise Http404("No such product.")
+    return redirect(variant_url(owner, sku))
 
 
 # -- storefront queries and search ("Product Catalog" use case "Operations") ----------------

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from catalog.models import Product
+from catalog.variants import variant_url
 
 from . import limits
 from .forms import LineForm, RemoveForm
@@ -37,10 +38,12 @@ def _bad_form(request, form):
 def add_to_cart(request):
     """POST ``/cart/add/`` (``sku``, ``qty``): reserve the units in the session's cart.
 
-    Starts a cart when the session has none, or a new one when its cart has
-    expired (and says so). Redirects to the product page with a message; an
-    unknown SKU is a 404, a bad quantity a message (nothing changed), and so is
-    an add past the client's caps (``inventory.limits``: units of one SKU, open carts).
+    ``sku`` is a SKU a product sells: its own, or one of its variants' (the product page's
+    choice). Starts a cart when the session has none, or a new one when its cart has
+    expired (and says so). Redirects to the product page (the variant chosen) with a
+    message; an unknown SKU is a 404, the SKU of a product with variants (no variant
+    chosen) or a bad quantity a message (nothing changed), and so is an add past the
+    client's caps (``inventory.limits``: units of one SKU, open carts).
     """
     form = LineForm(request.POST)
     sku = request.POST.get("sku", "")
@@ -48,35 +51,40 @@ def add_to_cart(request):
         product = Product.objects.get_by_sku(sku)
     except Product.DoesNotExist:
         raise Http404("No such product.") from None
+    if sku not in product.sellable_skus:
+        messages.error(request, f"Choose one of “{product.title}”’s versions first.")
+        return redirect(product)
+    back = variant_url(product, sku) if product.variants else product.get_absolute_url()
+    details = product.line_details(sku)
     if not form.is_valid():
         for errors in form.errors.values():
             messages.error(request, f"Quantity: {' '.join(errors)}")
-        return redirect(product)
+        return redirect(back)
     qty = form.cleaned_data["qty"]
     # The per-client caps (inventory.limits): counted before the reservation, given back
     # when it does not happen.
-    if not limits.take_units(request, product.sku, qty):
+    if not limits.take_units(request, sku, qty):
         messages.error(request, limits.UNITS_REFUSAL.format(
-            title=product.title, cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
-        return redirect(product)
+            title=details["title"], cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
+        return redirect(back)
     added = False
     try:
-        count, cart_id = _add(request, product, qty)
+        count, cart_id = _add(request, sku, details, qty)
         added = count is not None
     except limits.TooManyCarts:
         messages.error(request, limits.CARTS_REFUSAL)
-        return redirect(product)
+        return redirect(back)
     finally:
         if not added:
-            limits.give_back_units(request, product.sku, qty)
+            limits.give_back_units(request, sku, qty)
     if count is None:
-        return redirect(product)
+        return redirect(back)
     remember_cart(request, cart_id, count)
-    line_added.send(sender=Cart, cart_id=cart_id, sku=product.sku, qty=qty, request=request)
+    line_added.send(sender=Cart, cart_id=cart_id, sku=sku, qty=qty, request=request)
     messages.success(request, format_html(
         'Added {} × “{}” to your cart. <a href="{}">View cart</a>',
-        qty, product.title, reverse("inventory:cart")))
-    return redirect(product)
+        qty, details["title"], reverse("inventory:cart")))
+    return redirect(back)
 
 
 def _new_cart(request):
@@ -86,11 +94,11 @@ def _new_cart(request):
     return Cart.objects.create_cart(account_id(request)).id
 
 
-def _add(request, product, qty):
-    """Reserve ``qty`` units of ``product`` in the session's cart (a new one when it has none or
-    its cart expired): ``(units in the cart, cart id)``, or ``(None, cart id)`` when refused,
-    with the message said. Raises ``limits.TooManyCarts``."""
-    details = {"title": product.title, "price": product.pricing.retail}
+def _add(request, sku, details, qty):
+    """Reserve ``qty`` units of ``sku`` in the session's cart (a new one when it has none or
+    its cart expired), its line copying ``details`` (``{title, price}``, from
+    ``Product.line_details``): ``(units in the cart, cart id)``, or ``(None, cart id)`` when
+    refused, with the message said. Raises ``limits.TooManyCarts``."""
     cart_id = request.session.get(CART_ID)
     if not cart_id:
         cart_id = _new_cart(request)
@@ -99,22 +107,22 @@ def _add(request, product, qty):
         Cart.objects.expire_past_max_age(cart_id)
     try:
         try:
-            return Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
+            return Cart.objects.add_item(cart_id, sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
         except CartInactive as expired:
             if expired.status in (Cart.MERGING, Cart.MERGED):
                 # Signed in in another tab meanwhile: this session's cart went to the account,
                 # and this session has just ended. No new guest cart; the session is untouched.
                 messages.warning(request, format_html(
                     "You signed in in another tab just then, and your cart went with you: "
-                    "“{}” was not added. Please add it again.", product.title))
+                    "“{}” was not added. Please add it again.", details["title"]))
                 return None, cart_id
             if CART_ID in request.session:
                 messages.warning(request, str(expired))
             cart_id = _new_cart(request)
-            return Cart.objects.add_item(cart_id, product.sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
+            return Cart.objects.add_item(cart_id, sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id
     except InventoryError as error:
         request.session[CART_ID] = cart_id
-        messages.error(request, refusal(error, product.title))
+        messages.error(request, refusal(error, details["title"]))
         return None, cart_id
 
 

@@ -18,6 +18,7 @@ from django.db import models
 from pymongo import ASCENDING, DESCENDING, ReplaceOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
+from catalog.variants import line_title
 from core import clock
 from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
@@ -262,7 +263,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
 
     def _keys_by_sku(self):
         """``bucketing.keys_by_sku`` of every product (2 reads: products, categories)."""
-        products = self.get_collection("products").find({}, {"_id": 0, "sku": 1, "categories": 1})
+        products = self.get_collection("products").find({}, {"_id": 0, "sku": 1, "categories": 1, "variants.sku": 1})
         categories = self.get_collection("categories").find({}, {"_id": 1, "ancestors._id": 1})
         return keys_by_sku(products, list(categories))
 
@@ -349,7 +350,8 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             raise ValueError(f"The best sellers are summed from the daily level or above, not {level!r}.")
         match = {"kind": kind, **period_filter(start, end)}
         if kind == "sku":
-            join = {"from": "products", "localField": "_id", "foreignField": "sku", "as": "named"}
+            # ``skus``: a variant's SKU finds its product too (catalog/variants.py).
+            join = {"from": "products", "localField": "_id", "foreignField": "skus", "as": "named"}
             name = each("$named", "title")
         else:
             join = {"from": "categories", "localField": "_id", "foreignField": "_id", "as": "named"}
@@ -364,9 +366,16 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             {"$lookup": join},
             {"$project": {"total": 1, "units": 1, "count": 1,
                           "name": {"$ifNull": [{"$arrayElemAt": [name, 0]}, None]},
-                          "slug": {"$ifNull": [{"$arrayElemAt": [each("$named", "slug"), 0]}, None]}}},
+                          "slug": {"$ifNull": [{"$arrayElemAt": [each("$named", "slug"), 0]}, None]},
+                          "options": {"$ifNull": [{"$arrayElemAt": [each("$named", "variants"), 0]}, None]}}},
         ])
         rows = [{"ref": d["_id"], "name": d.get("name") or str(d["_id"]), "slug": d.get("slug"),
-                 "total": d["total"], "units": d["units"], "count": d["count"]} for d in cursor]
+                 "total": d["total"], "units": d["units"], "count": d["count"],
+                 "options": d.get("options")} for d in cursor]
+        for row in rows:  # a variant: its product's title and its options ("... — Vinyl")
+            options = row.pop("options", None)
+            variant = next((v for v in options or [] if v.get("sku") == row["ref"]), None)
+            if variant is not None:
+                row["name"] = line_title(row["name"], variant.get("options"))
         rows.sort(key=lambda r: (-r["total"], -r["units"], str(r["ref"])))
         return rows

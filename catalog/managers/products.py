@@ -34,6 +34,7 @@ from ..cards import CardList
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
 from ..tree import listed_in
+from ..variants import apply_to_document, line_title, sellable_skus
 from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
 from .siblings import bump_catalog_version, catalog_model
@@ -53,8 +54,10 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
     """The "Product Catalog" use case's reads; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_sku(self, sku):
-        """The product with ``sku`` (one read). Raises ``Product.DoesNotExist``."""
-        document = self.read_collection.find_one({"sku": str(sku)})
+        """The product of ``sku``: the product whose own SKU or one of whose variants' SKUs it is
+        (one read, an equality on the ``skus`` index; ``catalog/variants.py``). Whether it sells
+        that SKU: ``product.sellable_skus``. Raises ``Product.DoesNotExist``."""
+        document = self.read_collection.find_one({"skus": str(sku)})
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.from_document(document)
@@ -62,13 +65,14 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
     def read_by_path(self, sku, steps=()):
         """The product document with ``sku``, or its value at ``steps`` (FoundationDB "Hierarchical Documents" recipe): one read.
 
-        The document is served as stored, without ``title_lower`` (a search
-        copy of the title) and with ``currency``: the currency of its prices,
-        which are integer cents (``settings.SHOP_CURRENCY``). See
+        ``sku`` may be a variant's: the document is then its product's. The document
+        is served as stored, without ``title_lower`` (a search copy of the title) and
+        ``skus`` (its SKU and its variants'), and with ``currency``: the currency of its
+        prices, which are integer cents (``settings.SHOP_CURRENCY``). See
         ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
         ``MalformedPath``, ``PathNotFound``.
         """
-        return self.read_path({"sku": str(sku)}, steps, hidden=("title_lower",),
+        return self.read_path({"skus": str(sku)}, steps, hidden=("title_lower", "skus"),
                               added={"currency": settings.SHOP_CURRENCY})
 
     def get_with_availability(self, sku):
@@ -87,17 +91,27 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         return self.card_from_document(self.with_availability([document])[0], fields=None)
 
     def with_availability(self, documents):
-        """``documents`` (product documents with ``sku``), each given ``available``: the units
-        of its SKU available now (int), or None without a stock record. One read of the
-        inventory (``Inventory.objects.available_many``), none for no documents. Stock is
-        never cached: it changes with every cart. Returns ``documents``."""
+        """``documents`` (product documents with ``sku``, and ``variants.sku`` for those that
+        have variants), each given ``available``: the units of the SKUs it sells available now
+        (int; a product with variants the sum over its variants, each of which gets its own
+        ``available``), or None without a stock record. One read of the inventory
+        (``Inventory.objects.available_many``), none for no documents. Stock is never cached:
+        it changes with every cart. Returns ``documents``."""
         if not documents:
             return documents
         from inventory.models import Inventory
 
-        stock = Inventory.objects.available_many([d["sku"] for d in documents])
+        stock = Inventory.objects.available_many(
+            [sku for d in documents for sku in sellable_skus(d["sku"], d.get("variants"))])
         for document in documents:
-            document["available"] = stock.get(document["sku"])
+            variants = document.get("variants") or []
+            for variant in variants:
+                variant["available"] = stock.get(variant.get("sku"))
+            if variants:
+                known = [v["available"] for v in variants if v["available"] is not None]
+                document["available"] = sum(known) if known else None
+            else:
+                document["available"] = stock.get(document["sku"])
         return documents
 
     def card_from_document(self, document, fields=CARD_FIELD_NAMES):
@@ -107,6 +121,9 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         (``ranking.what_matched``)."""
         product = self.from_document(document, fields)
         product.available = document.get("available")
+        if fields is None or "variants" in fields:
+            for variant, stored in zip(product.variants or (), document.get("variants") or ()):
+                variant.available = stored.get("available")
         product.matched = what_matched(document)
         return product
 
@@ -201,27 +218,56 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         return list(self.newest_page({}, 0, int(limit)))
 
     def shipping_weights(self, skus):
-        """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
-        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}}, {"sku": 1, "shipping.weight": 1})
-        return {d["sku"]: int((d.get("shipping") or {}).get("weight") or 0) for d in cursor}
+        """``{sku: shipping weight in grams}`` of the SKUs among ``skus`` that a product sells
+        (one read, ``prices_and_weights``; 0 if unset)."""
+        return {sku: weight for sku, (_, weight) in self.prices_and_weights(skus).items()}
 
     def prices_and_weights(self, skus):
-        """``{sku: (retail price in cents, shipping weight in grams)}`` of the products among
-        ``skus``, as they are now: checkout's re-read of its lines' prices (``orders.repricing``).
-        The price is None for a product without a retail price.
+        """``{sku: (retail price in cents, shipping weight in grams)}`` of the SKUs among ``skus``
+        that a product sells, as they are now: checkout's re-read of its lines' prices
+        (``orders.repricing``). A variant's price is its own, its weight its product's. The
+        price is None for a product without a retail price.
 
-        One read from the primary (a write depends on it): ``{sku: {$in: skus}}`` on the unique
-        ``sku`` index, so it costs the same whatever the number of products in the shop. A SKU
-        without a product is absent; a product without a weight weighs 0.
+        One read from the primary (a write depends on it): ``{skus: {$in: skus}}`` on the
+        ``skus`` index, so it costs the same whatever the number of products in the shop. A
+        SKU without a product, and the SKU of a product with variants (it names the page and
+        sells nothing), are absent; a product without a weight weighs 0.
         """
-        cursor = self.collection.find({"sku": {"$in": [str(s) for s in skus]}},
-                                      {"sku": 1, "pricing.retail": 1, "shipping.weight": 1})
+        wanted = {str(s) for s in skus}
+        cursor = self.collection.find({"skus": {"$in": sorted(wanted)}},
+                                      {"sku": 1, "pricing.retail": 1, "shipping.weight": 1,
+                                       "variants.sku": 1, "variants.pricing.retail": 1})
         facts = {}
         for d in cursor:
-            retail = (d.get("pricing") or {}).get("retail")
-            facts[d["sku"]] = (None if retail is None else int(retail),
-                               int((d.get("shipping") or {}).get("weight") or 0))
+            weight = int((d.get("shipping") or {}).get("weight") or 0)
+            sold = d.get("variants") or [d]
+            for item in sold:
+                if item.get("sku") in wanted:
+                    retail = (item.get("pricing") or {}).get("retail")
+                    facts[item["sku"]] = (None if retail is None else int(retail), weight)
         return facts
+
+    def sku_owners(self, skus):
+        """``{sku: (product _id, product SKU)}`` for the SKUs among ``skus`` that a product or a
+        variant already uses (one read from the primary, on the ``skus`` index): the product
+        form's check that a SKU is used once across products and variants."""
+        wanted = {str(s) for s in skus}
+        cursor = self.collection.find({"skus": {"$in": sorted(wanted)}}, {"sku": 1, "skus": 1})
+        return {sku: (d["_id"], d["sku"]) for d in cursor for sku in d.get("skus") or [] if sku in wanted}
+
+    def line_titles(self, skus):
+        """``{sku: title}`` of the SKUs among ``skus`` that a product sells: the product's title,
+        with a variant's options (``"Let There Be Rock — Vinyl"``, ``variants.line_title``).
+        One read on the ``skus`` index. For reports naming what sold."""
+        wanted = {str(s) for s in skus}
+        cursor = self.read_collection.find({"skus": {"$in": sorted(wanted)}},
+                                           {"sku": 1, "title": 1, "variants.sku": 1, "variants.options": 1})
+        titles = {}
+        for d in cursor:
+            for item in d.get("variants") or [d]:
+                if item.get("sku") in wanted:
+                    titles[item["sku"]] = line_title(d.get("title", ""), item.get("options"))
+        return titles
 
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""
@@ -256,6 +302,7 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         documents = [model_to_document(p, self.db) for p in products]
         ancestors = self._category_ancestors({c for d in documents for c in d.get("categories") or []})
         for document in documents:
+            apply_to_document(document)  # skus; a product with variants: its cheapest's pricing
             document["title_lower"] = lower_title(document["title"])
             document["keywords"] = document_keywords(document)
             document["listed_in"] = listed_in(document.get("categories") or [], ancestors)

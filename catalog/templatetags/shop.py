@@ -96,6 +96,14 @@ def product_details(product):
     return {"rows": rows, "tracks_label": tracks.name if tracks is not None else "Tracks"}
 
 
+@register.filter
+def variant_legend(product):
+    """The legend of a product's variant choice: its variants' option names, capitalised
+    (``"Format"``), or "Choose one" when they have none."""
+    codes = list(dict.fromkeys(code for v in product.variants or () for code in (v.options or {})))
+    return ", ".join(code.replace("_", " ").capitalize() for code in codes) or "Choose one"
+
+
 def _details(product):
     details = product.details or {}
     artist = details.get("artist") or ""

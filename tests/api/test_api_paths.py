@@ -37,14 +37,14 @@ TREE = {
 @pytest.fixture
 def tree_product():
     """``TREE`` stored as a product document, as the shop would store one."""
-    Product.objects.collection.insert_one({**TREE, "_id": ObjectId(), "categories": []})
+    Product.objects.collection.insert_one({**TREE, "_id": ObjectId(), "categories": [], "skus": [TREE["sku"]]})
     return TREE
 
 
 def served(document):
     """What the API serves for the stored ``TREE``: without ``title_lower`` and ``_id``, with
     the currency."""
-    return {**{k: v for k, v in document.items() if k not in ("_id", "title_lower")},
+    return {**{k: v for k, v in document.items() if k not in ("_id", "title_lower", "skus")},
             "currency": "USD"}
 
 

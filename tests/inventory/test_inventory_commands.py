@@ -21,9 +21,12 @@ def test_load_catalog_gives_every_product_stock_and_never_overwrites(settings):
     from catalog.models import Product
 
     out = run("load_catalog", "--stock", "7")
-    skus = [d["sku"] for d in Product.objects.collection.find({}, {"sku": 1})]
-    assert "Inventory: 347 created with 7 units each" in out
-    assert Inventory.objects.collection.count_documents({}) == len(skus) == 347
+    # Every SKU sold: 313 albums' own, and the CD and vinyl variants of 34 (catalog/chinook.py).
+    skus = [sku for d in Product.objects.collection.find({}, {"sku": 1, "variants.sku": 1})
+            for sku in ([v["sku"] for v in d.get("variants") or []] or [d["sku"]])]
+    assert "Inventory: 381 created with 7 units each" in out
+    assert Inventory.objects.collection.count_documents({}) == len(skus) == 381
+    assert inventory("CHK-0003") is None and inventory("CHK-0003-LP")["qty"] == 7
     assert inventory("CHK-0001")["qty"] == 7
     Inventory.objects.set_stock("CHK-0001", 2)
     out = run("load_catalog", "--stock", "9")

@@ -32,7 +32,10 @@ def test_generates_the_tree_products_with_tracks_and_stock():
         assert 8 <= len(product.details["tracks"]) <= 14
         assert product.pricing.list == sum(t["price"] for t in product.details["tracks"])
         assert product.keywords and product.title_lower == product.title.casefold()
-    assert Inventory.objects.available_many([p.sku for p in products]) == {p.sku: 7 for p in products}
+    # Every SKU sold has its stock: album 7 and 27 sell CD and vinyl variants, the others their own SKU.
+    sold = [sku for p in products for sku in p.sellable_skus]
+    assert sorted(p.sku for p in products if p.variants) == ["GEN-000007", "GEN-000027"]
+    assert Inventory.objects.available_many([p.sku for p in products] + sold) == {sku: 7 for sku in sold}
     page = Client().get("/c/top-0/")
     assert page.status_code == 200
     assert page.context["page"].paginator.count == sum(

@@ -76,7 +76,10 @@ def test_on_a_mongos_sends_the_plan_in_order_and_prints_answers(server, name):
     out = run()
     assert server["sent"] == [
         ("enableSharding", name, None, False),
-        # products: the unique sku index is the key's own index (it stays, and is enforced).
+        # products: the unique skus index (every SKU, variants' too) becomes a plain one first;
+        # the unique sku index is the key's own index (it stays, and is enforced).
+        ("dropUniqueIndex", "products", "skus"),
+        ("createIndex", "products", {"skus": 1}),
         ("createIndex", "products", {"sku": 1}),
         ("shardCollection", f"{name}.products", {"sku": 1}, True),
         ("shardCollection", f"{name}.inventory", {"_id": 1}, False),
@@ -145,7 +148,7 @@ def test_a_refused_command_is_printed_and_the_others_are_still_sent(server, name
     # Everything after a refusal was still sent.
     assert ("shardCollection", f"{name}.inventory", {"_id": 1}, False) in server["sent"]
     assert ("shardCollection", f"{name}.stats.yearly", {"_id": 1}, False) in server["sent"]
-    assert len(server["sent"]) == 19  # the whole plan
+    assert len(server["sent"]) == 21  # the whole plan
 
 
 def test_a_server_that_is_not_a_mongos_cannot_shard():

@@ -62,11 +62,13 @@ class Command(BaseCommand):
             f"Products: {report['created']} created, {report['updated']} updated, "
             f"{report['unchanged']} unchanged."
         )
-        created = Inventory.objects.ensure_stock([p.sku for p in products], options["stock"])
+        # Every SKU sold: a product's own, or each of its variants' (catalog/variants.py).
+        skus = [sku for p in products for sku in p.sellable_skus]
+        created = Inventory.objects.ensure_stock(skus, options["stock"])
         log_change(
             self,
             f"Inventory: {created} created with {options['stock']} units each, "
-            f"{len(products) - created} already there (left as they are)."
+            f"{len(skus) - created} already there (left as they are)."
         )
 
     def ensure_categories(self):

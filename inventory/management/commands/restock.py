@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = "Add QTY units of SKU to the available stock."
 
     def add_arguments(self, parser):
-        parser.add_argument("sku", help="The product's SKU, e.g. CHK-0001.")
+        parser.add_argument("sku", help="The SKU sold: a product's, e.g. CHK-0001, or a variant's.")
         parser.add_argument("qty", help="Units to add (a whole number, 1 or more).")
 
     def handle(self, *args, sku, qty, **options):
@@ -21,9 +21,12 @@ class Command(BaseCommand):
         except ValueError:
             raise CommandError(f"QTY must be a whole number, not {qty!r}.") from None
         try:
-            Product.objects.get_by_sku(sku)
+            product = Product.objects.get_by_sku(sku)
         except Product.DoesNotExist:
             raise CommandError(f"No product with SKU {sku!r}.") from None
+        if sku not in product.sellable_skus:
+            raise CommandError(f"{sku} has variants and sells only theirs: "
+                               f"restock one of {', '.join(product.sellable_skus)}.")
         try:
             available = Inventory.objects.restock(sku, qty)
         except StockError as error:

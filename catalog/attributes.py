@@ -182,8 +182,9 @@ def clean_value(attribute, value):
     raise ValueError(f"Unknown kind of attribute: {kind!r}.")
 
 
-def _clean(attributes, values):
-    """``values`` (a dict) cleaned by ``attributes``; raises ValidationError({code: [message]})."""
+def _clean(attributes, values, unknown="an attribute"):
+    """``values`` (a dict) cleaned by ``attributes``; raises ValidationError({code: [message]}),
+    a code not among ``attributes`` being "not <unknown> of this product type"."""
     if values is None:
         values = {}
     if not isinstance(values, dict):
@@ -192,7 +193,7 @@ def _clean(attributes, values):
     errors, cleaned = {}, {}
     for code in values:
         if code not in known:
-            errors[str(code)] = [f"{code!r} is not an attribute of this product type."]
+            errors[str(code)] = [f"{code!r} is not {unknown} of this product type."]
     for code, attribute in known.items():
         value = values.get(code)
         if is_empty(value):
@@ -231,4 +232,4 @@ def clean_variant_options(product_type, options):
     value of the wrong kind, a missing required variant attribute or a code
     that is not a variant attribute of the type.
     """
-    return _clean(product_type.variant_attributes, options)
+    return _clean(product_type.variant_attributes, options, unknown="a variant attribute")

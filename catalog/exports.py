@@ -16,6 +16,7 @@ from itertools import islice
 
 from django.core.management.base import CommandError
 
+from catalog.attributes import attr
 from catalog.imports import cells
 from catalog.imports.types import all_types, attribute_column, by_name
 from catalog.models import Category, Product
@@ -54,7 +55,7 @@ def product_columns(product_types):
 
 def _attributes(product_types):
     """``{type name: {code: attribute}}``."""
-    return {t.name: {a["code"]: a for a in t.attributes} for t in product_types}
+    return {t.name: {attr(a, "code"): a for a in t.attributes} for t in product_types}
 
 
 def product_rows(documents, attributes, paths, stock):

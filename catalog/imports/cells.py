@@ -13,6 +13,8 @@ import datetime
 import json
 from decimal import Decimal, InvalidOperation
 
+from catalog.attributes import attr
+
 SEPARATOR = "|"
 
 #: The columns every row may have, in the order an export writes them. The attributes of
@@ -109,13 +111,13 @@ def _records(value, attribute):
             raise CellError(f"not a JSON list of records ({error.msg})") from None
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise CellError("not a JSON list of records")
-    fields = {f["code"]: f for f in attribute.get("fields") or []}
+    fields = {attr(f, "code"): f for f in attr(attribute, "fields") or []}
     records = []
     for record in value:
         row = {}
         for code, cell in record.items():
             spec = fields.get(code)
-            keep = spec is None or isinstance(cell, (list, dict)) or (spec["kind"] == "text" and isinstance(cell, str))
+            keep = spec is None or isinstance(cell, (list, dict)) or (attr(spec, "kind") == "text" and isinstance(cell, str))
             row[code] = cell if keep else decode(spec, cell)
         records.append(row)
     return records
@@ -126,8 +128,8 @@ def decode(attribute, value):
     (text, or a JSON value from a JSON Lines file); None for an empty cell. Raises ``CellError``."""
     if value is None or value == "" or value == []:
         return None
-    kind = attribute["kind"]
-    if kind == "multichoice" or (kind == "text" and attribute.get("many")):
+    kind = attr(attribute, "kind")
+    if kind == "multichoice" or (kind == "text" and attr(attribute, "many")):
         return split(value) or None
     if kind == "records":
         return _records(value, attribute)
@@ -144,7 +146,7 @@ def encode(attribute, value):
     """The text of the cell holding ``value`` of ``attribute``: what ``decode`` reads back."""
     if value is None or value == [] or value == "":
         return ""
-    kind = attribute["kind"]
+    kind = attr(attribute, "kind")
     if kind == "records":
         return json.dumps([{k: v for k, v in r.items() if not k.startswith("_")} for r in value],
                           ensure_ascii=False, default=str)

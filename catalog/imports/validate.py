@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 
+from catalog.attributes import attr
+
 from . import cells, types
 from .cells import CellError
 
@@ -155,8 +157,8 @@ class RowChecker:
     def _attributes(self, row, product_type, attributes):
         """``{code: decoded value}`` of the row's attribute columns; ``RowError`` for a cell
         that cannot be read or an attribute the type lacks."""
-        by_code = {a["code"]: a for a in attributes}
-        others = {a["code"] for a in product_type.attributes} - set(by_code)
+        by_code = {attr(a, "code"): a for a in attributes}
+        others = {attr(a, "code") for a in product_type.attributes} - set(by_code)
         values = {}
         for column, value in row.cells.items():
             if not column.startswith("details.") or value in (None, "", []):
@@ -190,7 +192,7 @@ class RowChecker:
         if len(title) > 300:
             raise RowError("title", "a title has at most 300 characters")
         list_cents, retail = self._prices(row, required=True)
-        details = self._attributes(row, product_type, [a for a in product_type.attributes if not a.get("variant")])
+        details = self._attributes(row, product_type, [a for a in product_type.attributes if not attr(a, "variant")])
         try:
             details = types.clean_details(product_type, details)
         except ValidationError as error:

@@ -12,6 +12,7 @@ from pymongo import ASCENDING, InsertOne, UpdateOne
 from ..keywords import document_keywords
 from ..search import lower_title
 from ..tree import listed_in
+from ..variants import apply_to_document
 from .siblings import bump_catalog_version, catalog_model
 
 
@@ -41,6 +42,13 @@ def _by_sku(collection, skus, projection=None, field="sku"):
     skus = list(dict.fromkeys(str(s) for s in skus))
     for start in range(0, len(skus), SKUS_PER_READ):
         yield from collection.find({field: {"$in": skus[start:start + SKUS_PER_READ]}}, projection)
+
+
+def _with_variants(stored, variants):
+    """The ``$set`` of a product (``stored``: its ``sku`` and ``pricing``) given ``variants``:
+    them, ``skus``, and its pricing (its cheapest variant's: ``catalog/variants.py``)."""
+    document = apply_to_document({"sku": stored["sku"], "pricing": stored.get("pricing"), "variants": variants})
+    return {"variants": variants, "skus": document["skus"], "pricing": document["pricing"]}
 
 
 def _counts():
@@ -83,6 +91,7 @@ class ProductImportsMixin:
             document["title_lower"] = lower_title(document["title"])
             document["keywords"] = document_keywords(document)
             document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+            apply_to_document(document)  # skus, and a product with variants priced as its cheapest
             if current is None:
                 writes.append(InsertOne(document))
                 relisted.update(document["listed_in"])
@@ -116,7 +125,8 @@ class ProductImportsMixin:
         version bumped. Returns ``{"created": [skus], "updated": [skus], "unchanged": [skus],
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
         entries = list(entries)
-        stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries], {"sku": 1, "variants": 1})}
+        stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries],
+                                               {"sku": 1, "variants": 1, "pricing": 1})}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
         report = {"created": [], "updated": [], "unchanged": [], "missing": []}
         changed = set()
@@ -138,21 +148,19 @@ class ProductImportsMixin:
             changed.add(product_sku)
         if changed and not dry_run:
             try:
-                self.collection.bulk_write([UpdateOne({"_id": stored[sku]["_id"]}, {"$set": {"variants": variants[sku]}})
-                                            for sku in changed], ordered=False)
+                self.collection.bulk_write([UpdateOne({"_id": stored[sku]["_id"]}, {"$set": _with_variants(
+                    stored[sku], variants[sku])}) for sku in changed], ordered=False)
             finally:
                 bump_catalog_version()
         return report
 
     def known_skus(self, skus):
-        """The SKUs among ``skus`` that name a product or a variant: two reads (``sku`` and
-        ``variants.sku``; not one ``$or``, which SecantusDB 0.7.0b3 serves by a scan)."""
+        """The SKUs among ``skus`` that name a product or a variant: reads of ``SKUS_PER_READ``
+        SKUs on the ``skus`` index (a product's SKU and its variants')."""
         skus = list({str(s) for s in skus})
-        found = {d["sku"] for d in _by_sku(self.collection, skus, {"sku": 1})}
-        rest = [s for s in skus if s not in found]
-        if rest:
-            for d in _by_sku(self.collection, rest, {"variants.sku": 1}, field="variants.sku"):
-                found.update(v.get("sku") for v in d.get("variants") or [])
+        found = set()
+        for d in _by_sku(self.collection, skus, {"skus": 1}, field="skus"):
+            found.update(d.get("skus") or ())
         return found & set(skus)
 
     def covers_of(self, skus):
@@ -161,9 +169,9 @@ class ProductImportsMixin:
 
     def variant_owners(self, skus):
         """``{variant SKU: its product's SKU}`` for the SKUs among ``skus`` that are variants
-        (reads of ``SKUS_PER_READ`` SKUs on ``variants.sku``)."""
+        (reads of ``SKUS_PER_READ`` SKUs on the ``skus`` index)."""
         wanted, owners = {str(s) for s in skus}, {}
-        for d in _by_sku(self.collection, wanted, {"sku": 1, "variants.sku": 1}, field="variants.sku"):
+        for d in _by_sku(self.collection, wanted, {"sku": 1, "variants.sku": 1}, field="skus"):
             owners.update({v["sku"]: d["sku"] for v in d.get("variants") or [] if v.get("sku") in wanted})
         return owners
 
@@ -177,10 +185,11 @@ class ProductImportsMixin:
         only when they were equal). A SKU is a product's or a variant's. ``savings`` and
         ``pct_savings`` are derived again. Nothing else of the product changes.
 
-        Two reads (products by ``sku``, then by ``variants.sku`` for the rest), then (unless
-        ``dry_run``) one unordered ``bulk_write`` of a ``$set`` of the pricing (of the
-        product, or of its variant through the positional ``$``) per changed SKU, and the
-        catalog's version bumped. Returns ``{"updated": [skus], "unchanged": [skus],
+        Two reads (products by ``sku``, then by the ``skus`` index for the rest), then (unless
+        ``dry_run``) one unordered ``bulk_write``: a ``$set`` of the pricing per changed
+        product, and per product whose variants' prices change a ``$set`` of its
+        ``variants`` and of its pricing (its cheapest variant's), then the catalog's version
+        bumped. Returns ``{"updated": [skus], "unchanged": [skus],
         "missing": [skus]}``.
         """
         prices = dict(prices)
@@ -197,8 +206,9 @@ class ProductImportsMixin:
                 report["updated"].append(d["sku"])
         rest = [s for s in skus if s not in seen]
         if rest:
-            for d in _by_sku(self.collection, rest, {"variants": 1}, field="variants.sku"):
-                for variant in d.get("variants") or []:
+            for d in _by_sku(self.collection, rest, {"sku": 1, "variants": 1, "pricing": 1}, field="skus"):
+                variants, touched = [dict(v) for v in d.get("variants") or []], False
+                for variant in variants:
                     sku = variant.get("sku")
                     if sku not in prices or sku in seen:
                         continue
@@ -207,9 +217,12 @@ class ProductImportsMixin:
                     if pricing == variant.get("pricing"):
                         report["unchanged"].append(sku)
                     else:
-                        writes.append(UpdateOne({"_id": d["_id"], "variants.sku": sku},
-                                                {"$set": {"variants.$.pricing": pricing}}))
+                        variant["pricing"], touched = pricing, True
                         report["updated"].append(sku)
+                if touched:
+                    # The whole array, not "variants.$.pricing": one write keeps the product's
+                    # pricing (its cheapest variant's) in step with its variants'.
+                    writes.append(UpdateOne({"_id": d["_id"]}, {"$set": _with_variants(d, variants)}))
         report["missing"] = [s for s in skus if s not in seen]
         if writes and not dry_run:
             try:

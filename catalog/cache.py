@@ -1,23 +1,63 @@
-"""The storefront's cache of catalog reads, keyed by the catalog's version.
+"""The storefront's cache of catalog reads, each keyed by the versions of what it shows.
 
 What a storefront page reads of ``categories`` and ``products`` (a
-category with its breadcrumbs, its subtree, the navigation, a listing's
-count and page of cards, a product) is kept in Django's cache framework
-(``CACHES["default"]``: per process by default, Redis or Memcached through
-``CACHE_URL``) under a key that carries the catalog's version
-(``CatalogVersion.objects``). Every catalog write changes that version, so
-after a staff edit the next request of every process reads new keys: the
-database, then the cache again. Entries of old versions are never read
-again and expire (``CATALOG_CACHE_SECONDS``).
+category with its breadcrumbs, its subcategories, the navigation, a
+listing's count and page of cards, a product, a fragment of HTML) is kept
+in Django's cache framework (``CACHES["default"]``: per process by
+default, Redis or Memcached through ``CACHE_URL``) under a key that carries
+the tokens of its *scope*: the named versions (``CatalogVersion.objects``,
+one small document each in ``catalog_versions``) of the parts of the
+catalog it depends on. A catalog write bumps the versions of what it
+changed, and only those (``catalog/writes.py`` decides which), so a page
+that shows nothing of the change stays warm in every process.
 
-The version is read once per request, lazily (a request that reads nothing
-of the catalog does not read it): ``catalog.middleware.CatalogVersionMiddleware``
-opens the request's scope (``open_scope``) with the function that reads the
-version, so this module imports no model. Outside a request (commands, the
-managers called directly) nothing is cached: ``cached`` computes every time.
+The scopes (names of version documents):
 
-Stock is never cached: availability is read for the cards shown on each
-request (``ProductManager.with_availability``).
+- ``category:<id>``: what a category page reads of its own category (the
+  document, its subcategories, its kept count, every page and sort of its
+  listing, facet counts): bumped by a write of a product listed in it or
+  below it (before or after the write), and by a change of the category, a
+  child's name or position, or its subtree's place in the tree;
+- ``names:<id>``: the breadcrumbs of the categories below ``<id>``: bumped
+  when ``<id>`` is renamed (a category page's scope holds its ancestors'
+  ``names:``, so a rename above it shows without cooling listings);
+- ``product:<sku>``: a product page's document and fragments;
+- ``navigation``: the top categories and their children (header, home page),
+  bumped by a change of a category at depth 0 or 1;
+- ``tree``: the whole tree (a product page's breadcrumbs, the admin's tree
+  choices), bumped by every category change;
+- ``products``: the listings that cut across categories (search, deals,
+  genre, artist, actor, the home page's newest), bumped by every product
+  write: they may go cold on any product edit, category pages do not;
+- ``catalog`` (the *epoch*): in every key; bumped by a reset of the whole
+  catalog (``delete_all``), and created with a random token when missing,
+  so a database emptied and filled again starts from keys no cache holds.
+
+A stock change is no catalog write: stock is never cached (availability is
+read for the cards shown on each request, ``ProductManager.with_availability``).
+
+**Reading the versions costs one round trip per request**, lazily: the
+first cached read of a request reads, in one ``find({name: {$in: [...]}})``,
+the base scopes (``catalog``, ``navigation``, ``tree``, ``products``) and
+the scope it needs; a later read needing a version not read yet reads it
+then (one more round trip: the pages are written so that none does: a
+category page's scope is known from the slug's remembered id, ``hint``).
+``catalog.middleware.CatalogVersionMiddleware`` opens the request's scope
+(``open_scope``) with the function that reads the versions, so this module
+imports no model. Outside a request (commands, the managers called
+directly) nothing is cached: ``cached`` computes every time.
+
+For other modules:
+
+- ``cached(kind, key, compute, scope)``: any cached catalog read;
+- ``cached_with_listing(listing, kind, key, compute)``: a value that goes
+  with a listing (a ``ProductQuery``/``ProductListing``/``CountedListing``:
+  its ``scope``), e.g. the facet counts of a category or search page:
+  cold exactly when the listing is. ``listing_scope(category_ids)`` is the
+  same scope without a listing object (None: the cross-category listings);
+- ``{% catalog_fragment "name" values... scope=<scope> %}`` for HTML
+  (``catalog/templatetags/fragments.py``); views put their page's scope in
+  the context as ``cache_scope``.
 """
 
 import contextvars
@@ -26,16 +66,53 @@ import hashlib
 from django.conf import settings
 from django.core.cache import caches
 
+#: The epoch: in every key; a reset of the catalog bumps it (see the module docstring).
+EPOCH = "catalog"
+NAVIGATION = "navigation"
+TREE = "tree"
+PRODUCTS = "products"
+#: Read with the first cached read of every request.
+BASE = (EPOCH, NAVIGATION, TREE, PRODUCTS)
+#: The token of a scope never bumped (no document yet); the epoch tells databases apart.
+UNSET = "0"
+
 _MISSING = object()
-# The current request's scope: a list of the function that reads the version, then the
-# version once read.
+# The current request's scope: {"read": function(names) -> {name: token}, "tokens": {...}}.
 _scope = contextvars.ContextVar("catalog_cache_scope", default=None)
 
 
-def open_scope(read_version):
-    """Open a request's cache scope; ``read_version()`` returns the catalog's version token
-    (str) and is called at most once in it. Returns the token ``close_scope`` takes."""
-    return _scope.set([read_version])
+def category_scope(ids):
+    """The scope names of the categories ``ids`` (ObjectIds): ``("category:<id>", ...)``."""
+    return tuple(f"category:{i}" for i in sorted(set(ids)))
+
+
+def names_scope(ids):
+    """The scope names of the breadcrumb names of categories ``ids``: ``("names:<id>", ...)``."""
+    return tuple(f"names:{i}" for i in sorted(set(ids)))
+
+
+def product_scope(skus):
+    """The scope names of the products ``skus``: ``("product:<sku>", ...)``."""
+    return tuple(f"product:{s}" for s in sorted(set(map(str, skus))))
+
+
+def listing_scope(category_ids=None):
+    """The scope of a listing of products: of the categories ``category_ids``, or (None)
+    of a listing across categories (search, deals...): ``(PRODUCTS,)``."""
+    return (PRODUCTS,) if category_ids is None else category_scope(category_ids)
+
+
+def category_page_scope(category):
+    """The scope of what a category page shows of ``category`` (a Category with ``ancestors``):
+    its own version and its ancestors' names (its breadcrumbs)."""
+    return category_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
+
+
+def open_scope(read_versions):
+    """Open a request's cache scope; ``read_versions(names)`` returns ``{name: token}`` of the
+    version documents among ``names`` (one round trip), the epoch always included. Returns the
+    token ``close_scope`` takes."""
+    return _scope.set({"read": read_versions, "tokens": {}})
 
 
 def close_scope(token):
@@ -43,36 +120,49 @@ def close_scope(token):
     _scope.reset(token)
 
 
-def catalog_version():
-    """The catalog's version token for the current request (read once per request: one round
-    trip the first time), or None outside a request (nothing is cached then)."""
-    scope = _scope.get()
-    if scope is None:
+def versions(names):
+    """The tokens (a tuple of str, in the order of ``names``) of the scopes ``names`` for the
+    current request, read at most once each per request; the first read also reads ``BASE``.
+    None outside a request (nothing is cached then)."""
+    state = _scope.get()
+    if state is None:
         return None
-    if len(scope) == 1:
-        scope.append(scope[0]())
-    return scope[1]
+    tokens = state["tokens"]
+    missing = [n for n in names if n not in tokens]
+    if missing:
+        ask = sorted({*missing, *(() if tokens else BASE)})
+        read = state["read"](ask)
+        tokens.update({n: read.get(n, UNSET) for n in ask})
+    return tuple(tokens[n] for n in names)
+
+
+def catalog_version():
+    """The epoch's token for the current request (see ``versions``), or None outside one."""
+    found = versions((EPOCH,))
+    return None if found is None else found[0]
 
 
 def forget_version():
-    """Make the current request read the catalog's version again at its next cached read:
-    called after each bump, so a request that writes to the catalog and then reads it (the
-    admin) reads what it wrote. Nothing outside a request."""
-    scope = _scope.get()
-    if scope:
-        del scope[1:]
+    """Make the current request read the versions again at its next cached read: called
+    after each bump, so a request that writes to the catalog and then reads it (the admin)
+    reads what it wrote. Nothing outside a request."""
+    state = _scope.get()
+    if state:
+        state["tokens"].clear()
 
 
-def cache_key(kind, key, version):
+def cache_key(kind, key, tokens):
     """The cache key of ``kind`` (a short name, e.g. ``"listing"``) and ``key`` (any value
     whose ``repr`` is stable: tuples, strings, ints, ObjectIds, dicts built in a fixed
-    order) at catalog ``version``: ``"catalog:<version>:<kind>:<sha1 of repr(key)>"``."""
-    digest = hashlib.sha1(repr(key).encode(), usedforsecurity=False).hexdigest()
-    return f"catalog:{version}:{kind}:{digest}"
+    order) at the scope tokens ``tokens`` (a tuple, the epoch's first):
+    ``"catalog:<kind>:<sha1 of repr((key, tokens))>"``."""
+    digest = hashlib.sha1(repr((key, tokens)).encode(), usedforsecurity=False).hexdigest()
+    return f"catalog:{kind}:{digest}"
 
 
-def cached(kind, key, compute):
-    """``compute()``'s value, from the cache when this request's catalog version has it.
+def cached(kind, key, compute, scope):
+    """``compute()``'s value, from the cache when the versions of ``scope`` (a tuple of
+    scope names, see the module docstring) are those it was stored under.
 
     ``compute`` returns something the cache can pickle (plain documents:
     dicts, lists, ObjectIds, datetimes; never stock). Outside a request it
@@ -81,14 +171,43 @@ def cached(kind, key, compute):
     product or category) is returned but never stored, so that requests for
     random SKUs and slugs cannot fill the cache and evict useful entries.
     """
-    version = catalog_version()
-    if version is None:
+    tokens = versions((EPOCH, *scope))
+    if tokens is None:
         return compute()
     store = caches[settings.CATALOG_CACHE]
-    name = cache_key(kind, key, version)
+    name = cache_key(kind, key, tokens)
     value = store.get(name, _MISSING)
     if value is _MISSING:
         value = compute()
         if value is not None:
             store.set(name, value, settings.CATALOG_CACHE_SECONDS)
     return value
+
+
+def cached_with_listing(listing, kind, key, compute):
+    """``cached(kind, key, compute, listing.scope)``: a value computed from ``listing`` (a
+    ``catalog.listing.ProductQuery`` or subclass) and cold exactly when it is: the facet
+    counts of a category or search page. ``key`` must name what else the value depends on
+    (the listing's filter, the facet choice)."""
+    return cached(kind, key, compute, listing.scope)
+
+
+def in_request():
+    """Whether a request's cache scope is open (cached reads are kept)."""
+    return _scope.get() is not None
+
+
+def hint(kind, key):
+    """A value remembered by ``remember`` (e.g. the id of a slug), or None (also outside a
+    request). Not versioned: the caller checks it against what it reads."""
+    if _scope.get() is None:
+        return None
+    return caches[settings.CATALOG_CACHE].get(cache_key(f"hint:{kind}", key, ()))
+
+
+def remember(kind, key, value):
+    """Remember ``value`` for ``hint(kind, key)`` (``CATALOG_CACHE_SECONDS``); nothing outside
+    a request."""
+    if _scope.get() is not None:
+        caches[settings.CATALOG_CACHE].set(cache_key(f"hint:{kind}", key, ()), value,
+                                           settings.CATALOG_CACHE_SECONDS)

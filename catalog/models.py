@@ -18,11 +18,10 @@ from django_mongodb_backend.fields import (
 from django_mongodb_backend.models import EmbeddedModel
 from imagekit.models import ImageSpecField
 
-from .keywords import document_keywords
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import CatalogVersionManager, CategoryManager, ListingCountManager, ProductManager
 from .managers.reports import CatalogReportManager
-from .search import lower_title
+from .managers.writes import prepare_product, product_facts, products_changing
 
 
 class Ancestor(EmbeddedModel):
@@ -227,24 +226,17 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save, keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
-        words of its title, description and details) and ``listed_in`` (its categories and
-        their ancestors: one read of the categories) in step with the product, and the kept
-        counts of the categories it enters or leaves (``ListingCount.objects.changing``: one
-        read of its stored ``listed_in``; when that changes, a mark before and a recount after)."""
-        from core.mongo.documents import model_to_document
-
-        self.title_lower = lower_title(self.title)
-        self.listed_in = Category.objects.listed_in(self.categories)
-        self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
+        """Save through the catalog's write owner (``catalog/managers/writes.py``): validated
+        (``clean_product``), with ``title_lower``, ``keywords`` and ``listed_in`` derived
+        (one read of its categories), the kept counts of the categories it enters or leaves
+        marked and recounted (one read of what is stored; 3 more round trips when its
+        categories change) and, once saved, the versions of its pages bumped (one write)."""
+        prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in"}
-        before = Product.objects.stored_listed_in(self.pk) if self.pk else None
-        if before is not None and set(before) == set(self.listed_in):
-            super().save(*args, **kwargs)  # listed where it was: no category's count changes
-            return
-        with ListingCount.objects.changing({*(before or ()), *self.listed_in}):
+        before = Product.objects.stored_facts(self.pk) if self.pk else None
+        with products_changing([(before, product_facts(self))]):
             super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -252,12 +244,14 @@ class Product(models.Model):
 
 
 class CatalogVersion(models.Model):
-    """The catalog's version: one document, ``{name: "catalog", token}``, whose ``token``
-    every write to categories or products changes (``CatalogVersion.objects.bump``).
+    """A version of a part of the catalog: ``{name: <scope name>, token}`` (``category:<id>``,
+    ``product:<sku>``, ``navigation``...: ``catalog/cache.py``), whose ``token`` the writes
+    that change that part change (``CatalogVersion.objects.bump``).
 
-    The storefront's cache keys carry it (``catalog/cache.py``), so a
-    staff edit shows on the next request of every process. Read and written
-    only through ``CatalogVersion.objects``.
+    The storefront's cache keys carry the tokens of what they show, so a
+    staff edit shows on the next request of every process, and cools only
+    the pages that show what it changed. Read and written only through
+    ``CatalogVersion.objects``.
     """
 
     name = models.CharField(max_length=40, unique=True)

@@ -82,8 +82,10 @@ class ProductQuery:
     Products come with the card fields and ``available``.
     """
 
-    def __init__(self, manager, match, sort, projection=None, scope=("products",)):
+    def __init__(self, manager, match, sort, projection=None, scope=("products",), shown=None):
         self.manager = manager
+        # ``shown(documents)``: the further scopes a page depends on (``cache.cached``).
+        self.shown = shown
         self.match = match
         self.sort = sort
         self.projection = projection or CARD_FIELDS
@@ -132,7 +134,8 @@ class ProductQuery:
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
         pipeline.append({"$project": self.projection})
-        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection}, self.scope)
+        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection}, self.scope,
+                                  self.shown)
 
     def explain(self):
         """The server's ``explain`` of the first page's find (a dict)."""
@@ -154,8 +157,8 @@ class ProductListing(ProductQuery):
     """
 
     def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None,
-                 scope=("products",)):
-        super().__init__(manager, match, sort, scope=scope)
+                 scope=("products",), shown=None):
+        super().__init__(manager, match, sort, scope=scope, shown=shown)
         self.page_hint = page_hint
         self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
         self.projection = {**self.projection, **(extra_fields or {})}
@@ -179,7 +182,7 @@ class ProductListing(ProductQuery):
             *self.stages,
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
-        self._total, cards = self.manager.counted_cards(pipeline, self.scope)
+        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown)
         return cards
 
 

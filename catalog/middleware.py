@@ -13,7 +13,7 @@ class CatalogVersionMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        token = open_scope(CatalogVersion.objects.tokens)
+        token = open_scope(CatalogVersion.objects.tokens, request.get_full_path())
         try:
             return self.get_response(request)
         finally:

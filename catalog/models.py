@@ -236,7 +236,7 @@ class Product(models.Model):
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in"}
         before = Product.objects.stored_facts(self.pk) if self.pk else None
-        with products_changing([(before, product_facts(self))]):
+        with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
             super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -6,7 +6,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
-from .cache import PRODUCTS, TREE, category_page_scope, product_scope
+from .cache import TREE, category_page_scope, product_scope
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product
@@ -107,8 +107,11 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     page = paginate(query, number, settings.CATALOG_PAGE_SIZE)
     if not_found_if_empty and page.paginator.count == 0:
         raise Http404("Nothing to show.")
+    # The cards' HTML is cold exactly when one of the products shown changes.
+    shown = getattr(page.object_list, "documents", None)
+    skus = [d.get("sku") for d in shown] if shown is not None else [p.sku for p in page.object_list]
     return render(request, "catalog/product_list.html",
-                  {"page": page, "cache_scope": (PRODUCTS,), **context}, status=status)
+                  {"page": page, "cache_scope": product_scope(skus), **context}, status=status)
 
 
 def genre(request, genre):

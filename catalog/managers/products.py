@@ -28,7 +28,8 @@ from ..listing import (
     category_match,
     page_hint,
 )
-from ..cache import PRODUCTS, cached, category_scope, product_scope
+from ..cache import (ISSUED, PRODUCTS, cached, category_scope, crossing_scope, product_scope,
+                     savings_scope, shown_products)
 from ..cards import CardList
 from ..ranking import what_matched
 from ..search import DEFAULT_SEARCH_SORT, search_listing, suggest_query
@@ -37,6 +38,9 @@ from .subdocuments import SubdocumentMixin
 from .siblings import catalog_model
 from . import writes
 
+
+#: The largest ``pricing.pct_savings`` (whole percent).
+MOST_PCT_SAVINGS = 100
 
 #: The home page's newest products are looked for first among those issued this many days
 #: before now (``ProductManager.newest``).
@@ -104,14 +108,15 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         product.matched = what_matched(document)
         return product
 
-    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,)):
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
         """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
         listing's: ``catalog/cache.py``), then read the stock of its products (one read).
-        Returns its documents as cards (``card_from_document``)."""
-        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope)
+        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
+        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
+                           shown)
         return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
 
-    def counted_cards(self, pipeline, scope=(PRODUCTS,)):
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
         (one aggregation, cached under ``scope``, the listing's), then read the stock of the
         items (one read). Returns ``(total, cards)``."""
@@ -119,7 +124,8 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
-        total, documents = cached("counted_cards", pipeline, read, scope)
+        total, documents = cached("counted_cards", pipeline, read, scope,
+                                  None if shown is None else lambda value: shown(value[1]))
         return total, CardList(self.with_availability(documents), self.card_from_document)
 
     def count_matching(self, match, scope=(PRODUCTS,)):
@@ -158,7 +164,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                                   scope=scope)
         return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
 
-    def newest_page(self, match, start, stop, scope=(PRODUCTS,)):
+    def newest_page(self, match, start, stop, scope=(PRODUCTS,), shown=None):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -187,7 +193,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
                     return documents
                 days *= 4
 
-        documents = cached("newest_page", (match, start, stop), read, scope)
+        documents = cached("newest_page", (match, start, stop), read, scope, shown)
         return CardList(self.with_availability(documents), self.card_from_document)
 
     def newest(self, limit=8):
@@ -195,7 +201,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         page: the same as a sort of every product on ``details.issue_date``, newest first,
         read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
         cold, then the stock of the cards (one read)."""
-        return list(self.newest_page({}, 0, int(limit)))
+        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the products among ``skus`` (one read; 0 if unset)."""
@@ -262,7 +268,7 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             if current is None:
                 to_write.append(InsertOne(document))
                 report["created"] += 1
-                changes.append((None, document))
+                changes.append((None, writes.facts(document)))
                 continue
             document["_id"] = current["_id"]
             if not document.get("image") and current.get("image"):
@@ -272,20 +278,17 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
             else:
                 to_write.append(ReplaceOne({"_id": current["_id"]}, document))
                 report["updated"] += 1
-                changes.append((current, document))
+                changes.append((writes.facts(current), writes.facts(document)))
         if to_write:
             with writes.products_changing(changes, recount=recount):
                 self.collection.bulk_write(to_write, ordered=False)
         return report
 
     def stored_facts(self, product_id):
-        """``{"sku", "listed_in"}`` as stored for product ``product_id`` (``listed_in`` a list of
-        ObjectIds), or None when there is no such product (one read from the primary: a save
-        depends on it)."""
-        document = self.collection.find_one({"_id": product_id}, {"sku": 1, "listed_in": 1})
-        if document is None:
-            return None
-        return {"sku": document.get("sku"), "listed_in": list(document.get("listed_in") or [])}
+        """``writes.facts`` of product ``product_id`` as stored, or None when there is no such
+        product (one read from the primary: a save depends on it)."""
+        document = self.collection.find_one({"_id": product_id}, writes.FACTS_FIELDS)
+        return None if document is None else writes.facts(document)
 
     def _category_ancestors(self, ids):
         """``{category id: [ancestor ids]}`` (``CategoryManager.ancestor_ids``): one read."""
@@ -341,12 +344,22 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
 
         The "Product Catalog" use case "Find products sorted by percentage discount descending",
         served by the ``pricing.pct_savings`` index. Ties come in ``_id``
-        order. Returns a ``ProductQuery``.
+        order. Returns a ``ProductQuery``, cached under the savings from the lowest shown up
+        and its products, and its count under the products crossing the threshold
+        (``catalog/cache.py``), so that a price edit elsewhere leaves it warm.
         """
+        threshold = int(min_pct_savings)
+
+        def shown(documents):
+            lowest = min((d.get("pricing", {}).get("pct_savings", 0) for d in documents),
+                         default=threshold + 1)
+            return (*shown_products(documents), *savings_scope(range(max(lowest, 0), MOST_PCT_SAVINGS + 1)))
+
         return ProductQuery(
             self,
-            {"pricing.pct_savings": {"$gt": int(min_pct_savings)}},
+            {"pricing.pct_savings": {"$gt": threshold}},
             [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)],
+            scope=crossing_scope([threshold + 1]), shown=shown,
         )
 
     def by_artist(self, artist):

@@ -39,9 +39,12 @@ the shop makes none.
 """
 
 import contextlib
+import datetime
 
-from ..cache import NAVIGATION, PRODUCTS, TREE, category_scope, names_scope, product_scope
-from ..keywords import document_keywords
+from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, category_scope, crossing_scope, names_scope,
+                     product_scope, savings_scope, words_scope)
+from ..keywords import KEYWORD_SOURCES, document_keywords
+from ..keywords import _values as keyword_source_values
 from .siblings import catalog_model
 from ..search import lower_title
 from ..tree import listed_in
@@ -90,17 +93,55 @@ def prepare_product(product, using="default"):
 
 def product_scopes(changes):
     """The scope names a product write bumps: ``changes`` is a list of ``(before, after)``
-    pairs, each None or ``{"sku", "listed_in"}`` (as stored before the write, as written):
-    their products, the categories they are listed in before and after, and ``products``."""
-    skus, categories = set(), set()
-    for pair in changes:
-        for side in pair:
-            if side:
-                skus.add(side["sku"])
-                categories.update(side.get("listed_in") or [])
-    if not skus:
-        return ()
-    return (*product_scope(skus), *category_scope(categories), PRODUCTS)
+    pairs, each None or the product's ``facts`` (as stored before the write, as written):
+    their products, the categories they are listed in before and after, ``products``, and
+    what decides which products the pages across categories show: the words of those whose
+    searchable text changes, the savings between the old and the new ``pct_savings`` of
+    those whose saving changes, the issue dates."""
+    names = set()
+    for before, after in changes:
+        sides = [side for side in (before, after) if side]
+        if not sides:
+            continue
+        names.update(product_scope(side["sku"] for side in sides))
+        names.update(category_scope(i for side in sides for i in side.get("listed_in") or []))
+        names.add(PRODUCTS)
+        one_sided = before is None or after is None
+        if one_sided or before.get("text") != after.get("text"):
+            names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
+        if one_sided or before.get("issued") != after.get("issued"):
+            names.add(ISSUED)
+        pcts = [side.get("pct") or 0 for side in sides]
+        if one_sided:
+            names.update(savings_scope(pcts))
+            names.update(crossing_scope(range(0, pcts[0] + 1)))
+        elif pcts[0] != pcts[1]:
+            names.update(savings_scope(pcts))
+            names.update(crossing_scope(range(min(pcts) + 1, max(pcts) + 1)))
+    return tuple(sorted(names))
+
+
+def facts(document):
+    """What ``product_scopes`` needs of a product ``document`` (a dict as stored, with its
+    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "text"}``; ``text``
+    is its searchable text (``KEYWORD_SOURCES``), which a search ranks by."""
+    return {"sku": document.get("sku"), "listed_in": list(document.get("listed_in") or []),
+            "keywords": list(document.get("keywords") or []),
+            "pct": int((document.get("pricing") or {}).get("pct_savings") or 0),
+            "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
+            "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES])}
+
+
+def _utc_naive(moment):
+    """A datetime as the server returns it (UTC, naive), whether given aware or naive."""
+    if isinstance(moment, datetime.datetime) and moment.tzinfo is not None:
+        return moment.astimezone(datetime.UTC).replace(tzinfo=None)
+    return moment
+
+
+#: What ``facts`` reads of a stored product (a projection).
+FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "pricing.pct_savings": 1,
+                "details.issue_date": 1, **{path: 1 for path in KEYWORD_SOURCES}}
 
 
 def relisted_categories(changes):
@@ -139,9 +180,11 @@ def relisting(category_ids):
         yield
 
 
-def product_facts(product):
-    """``{"sku", "listed_in"}`` of a ``Product`` instance, for ``products_changing``."""
-    return {"sku": product.sku, "listed_in": list(product.listed_in or [])}
+def product_facts(product, using="default"):
+    """``facts`` of a ``Product`` instance, for ``products_changing``."""
+    from core.mongo.documents import model_to_document
+
+    return facts(model_to_document(product, using))
 
 
 def product_deleting(product):

@@ -61,9 +61,10 @@ PAGES = ["/", "/c/music/", "/c/metal/", "/p/SKU-A/", "/search/?q=alpha", "/deals
 
 
 def warm(client, pages=PAGES):
-    """Request each page twice: the second answer comes from the reader's cache."""
+    """Request each page three times: the third answer comes from the reader's cache (a page
+    across categories names the products it shows, and keeps them from its second request)."""
     for url in pages:
-        for _ in range(2):
+        for _ in range(3):
             assert client.get(url).status_code == 200, url
 
 
@@ -225,7 +226,7 @@ WARM = [("catalog_versions", "find"), ("inventory", "find")]
 @pytest.mark.parametrize("url", PAGES)
 def test_a_warm_page_costs_the_version_and_the_stock(shop, url):
     reader = Client()
-    reader.get(url)
+    warm(reader, [url])
     with count_operations() as ops:
         response = reader.get(url)
     assert response.status_code == 200
@@ -251,10 +252,10 @@ def test_a_warm_category_page_examines_the_page_not_the_category(shop, products)
         response = reader.get("/c/music/")
     assert response.context["page"].paginator.count == products + 2
     # the version documents the page needs (the epoch, the category, the navigation, the
-    # tree, the cross-category listings), and the stock of the 24 products shown: not the
+    # tree, the issue dates, the cross-category listings), and the stock of the 24 products shown: not the
     # category's
     examined = documents_examined(ops)
-    assert examined["inventory"] == 24 and examined["catalog_versions"] <= 5, examined
+    assert examined["inventory"] == 24 and examined["catalog_versions"] <= 6, examined
     assert set(examined) == {"catalog_versions", "inventory"}
 
 

@@ -19,7 +19,8 @@ from django.core.cache import caches
 from django.db import connections
 from django.test import Client, override_settings
 
-from catalog.cache import EPOCH, NAVIGATION, PRODUCTS, TREE, category_scope, names_scope, product_scope
+from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, category_scope, crossing_scope,
+                           names_scope, product_scope, savings_scope, words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
@@ -51,8 +52,9 @@ PAGES = ["/c/video/", "/c/jazz/", "/c/music/", "/c/metal/", "/c/doom/", "/p/SKU-
 
 
 def warm(client, pages=PAGES):
+    """Request each page three times (see ``test_catalog_cache.warm``)."""
     for url in pages:
-        for _ in range(2):
+        for _ in range(3):
             assert client.get(url).status_code == 200, url
 
 
@@ -90,7 +92,26 @@ def test_a_product_edit_leaves_other_categories_warm_and_its_own_pages_fresh(sho
     for url in ["/c/metal/", "/c/rock/", "/c/music/", "/p/SKU-A/"]:
         html = reader.get(url).content.decode()
         assert "$4.44" in html and "$15.00" not in html, url
-    assert "$4.44" in reader.get("/search/?q=alpha").content.decode()  # searches may go cold
+    assert "$4.44" in reader.get("/search/?q=alpha").content.decode()
+    assert "$4.44" in reader.get("/deals/").content.decode()
+
+
+def test_a_price_edit_leaves_deals_searches_and_home_warm_unless_they_show_it(shop):
+    pages = ["/search/?q=blue", "/search/?q=alpha", "/deals/?min=5", "/deals/?min=30", "/"]
+    reader = Client()
+    warm(reader, pages)
+    new_price("SKU-V", 1800)  # the film: saving 0 -> 10 percent, shown nowhere but on home
+    assert is_warm(reader, "/search/?q=blue")
+    assert is_warm(reader, "/search/?q=alpha")
+    assert is_warm(reader, "/deals/?min=30")  # no product crosses 30 percent
+    deals = reader.get("/deals/?min=5").content.decode()  # the film enters the deals
+    assert "Video Film" in deals and "$18.00" in deals
+    assert "$18.00" in reader.get("/").content.decode()
+    new_price("SKU-A", 1400)  # 25 -> 30 percent: not over 30
+    assert is_warm(reader, "/search/?q=blue")
+    assert "$14.00" in reader.get("/search/?q=alpha").content.decode()
+    new_price("SKU-A", 1000)  # 50 percent: over 30
+    assert "Alpha Album" in reader.get("/deals/?min=30").content.decode()
 
 
 def test_a_product_moved_to_another_category_leaves_both_fresh(shop):
@@ -220,8 +241,17 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
         return {name for name, token in after.items() if before.get(name) != token}
 
     music, rock, metal, doom, jazz = (shop[n].pk for n in ["Music", "Rock", "Metal", "Doom", "Jazz"])
-    assert bumped(lambda: new_price("SKU-A", 100)) == {
+    # 1500 -> 1450 of 2000: saving 25 -> 27 percent
+    assert bumped(lambda: new_price("SKU-A", 1450)) == {
+        *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS,
+        *savings_scope([25, 27]), *crossing_scope([26, 27])}
+    assert bumped(lambda: new_price("SKU-A", 1450)) == {  # saved unchanged
         *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS}
+    retitled = Product.objects.get(sku="SKU-A")
+    retitled.title = "Omega"
+    assert bumped(retitled.save) == {
+        *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS,
+        *words_scope(["alpha", "album", "omega", "artist"])}
     assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=metal), "M")) == {
         *category_scope([metal, rock]), *names_scope([metal]), TREE}
     assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=jazz), "J")) == {
@@ -229,7 +259,8 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     assert bumped(lambda: Category.objects.move(Category.objects.get(pk=doom), jazz)) == {
         *category_scope([doom, metal, rock, music, jazz]), TREE}
     assert bumped(lambda: Product.objects.get(sku="SKU-J").delete()) == {
-        *product_scope(["SKU-J"]), *category_scope([music, jazz]), PRODUCTS}
+        *product_scope(["SKU-J"]), *category_scope([music, jazz]), PRODUCTS, ISSUED,
+        *words_scope(["blue", "train", "artist"]), *savings_scope([0]), *crossing_scope([0])}
     assert bumped(lambda: Category.objects.delete_category(Category.objects.get(pk=doom))) == {
         *category_scope([doom, jazz]), TREE}
     assert bumped(lambda: Inventory.objects.set_stock("SKU-A", 3)) == set()

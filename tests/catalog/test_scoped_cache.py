@@ -268,3 +268,14 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     Product.objects.delete_all()
     assert CatalogVersion.objects.current() != epoch  # a reset cools everything
     assert EPOCH == "catalog"
+
+
+def test_first_bumps_of_one_scope_racing_all_succeed_and_leave_one_document(db):
+    from tests.support.threads import run_many
+
+    for round_ in range(5):
+        name = f"product:RACE-{round_}"
+        tokens = run_many(lambda _number: CatalogVersion.objects.bump([name])[name], 8)
+        stored = list(CatalogVersion.objects.collection.find({"name": name}))
+        assert len(stored) == 1 and stored[0]["token"] in tokens
+        assert CatalogVersion.objects.collection.count_documents({"name": EPOCH}) == 1

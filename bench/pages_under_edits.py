@@ -51,9 +51,17 @@ def pages():
     return urls
 
 
+def kind(url):
+    """The kind of page of ``url``, for the breakdown."""
+    if url.startswith("/c/"):
+        return "category (sorted)" if "sort=" in url else "subcategory"
+    return {"/p/": "product", "/se": "search", "/de": "deals"}.get(url[:3], "home")
+
+
 def run(client, urls, seconds, seed):
-    """Request ``urls`` in shuffled rounds for ``seconds``: ``(requests/s, p95 ms, max ms)``."""
-    rng, times = random.Random(seed), []
+    """Request ``urls`` in shuffled rounds for ``seconds``: ``(requests/s, p95 ms, max ms,
+    {kind: mean ms})``."""
+    rng, times, by_kind = random.Random(seed), [], {}
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
         round_ = list(urls)
@@ -62,11 +70,13 @@ def run(client, urls, seconds, seed):
             before = time.perf_counter()
             response = client.get(url)
             times.append(1000 * (time.perf_counter() - before))
+            by_kind.setdefault(kind(url), []).append(times[-1])
             assert response.status_code == 200, (url, response.status_code)
             if time.perf_counter() - started >= seconds:
                 break
     elapsed = time.perf_counter() - started
-    return len(times) / elapsed, statistics.quantiles(times, n=20)[-1], max(times)
+    return (len(times) / elapsed, statistics.quantiles(times, n=20)[-1], max(times),
+            {k: statistics.fmean(v) for k, v in sorted(by_kind.items())})
 
 
 def editor(rate):
@@ -103,9 +113,9 @@ def main():
         print(f"populatedb --products {args.products}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     urls = pages()
     client = Client()
-    for url in urls:  # warm, twice: the second reads what the first stored
-        client.get(url)
-        client.get(url)
+    for url in urls:  # warm: three times (a page across categories keeps from its second)
+        for _ in range(3):
+            client.get(url)
     print(f"{len(urls)} pages, warmed", file=sys.stderr)
     quiet = run(client, urls, args.seconds, seed=1)
     print(f"no edits: {quiet[0]:.1f} requests/s, p95 {quiet[1]:.0f} ms, max {quiet[2]:.0f} ms", file=sys.stderr)
@@ -123,6 +133,8 @@ def main():
     print(f"{args.rate:g} edit/s:       {edited[0]:7.1f} requests/s, p95 {edited[1]:6.0f} ms, "
           f"max {edited[2]:6.0f} ms ({len(edits)} edits, mean {statistics.fmean(edits or [0]):.0f} ms)")
     print(f"under edits: {100 * edited[0] / quiet[0]:.0f} % of the requests/s with none")
+    for name in quiet[3]:
+        print(f"  {name:18} mean {quiet[3][name]:7.1f} ms, under edits {edited[3].get(name, 0):7.1f} ms")
     print(f"- {time.strftime('%Y-%m-%d')} · pages_under_edits.py --products {args.products} --seconds "
           f"{args.seconds:g} · {len(urls)} pages: {quiet[0]:.1f} requests/s (p95 {quiet[1]:.0f} ms) with no "
           f"edits, {edited[0]:.1f} (p95 {edited[1]:.0f} ms) with {args.rate:g} edit/s")

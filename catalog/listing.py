@@ -77,24 +77,29 @@ class ProductQuery:
 
     ``count()`` is one ``count_documents`` and each page one aggregation
     (match, sort, skip, limit), both on the read preference's members and
-    cached by the catalog's version; the page's stock is one more read, on
+    cached under its ``scope`` (``catalog/cache.py``); the page's stock is one more read, on
     every request. A
     ``match`` of None is a query that matches nothing (no round trip).
     Products come with the card fields and ``available``.
     """
 
-    def __init__(self, manager, match, sort, projection=None):
+    def __init__(self, manager, match, sort, projection=None, scope=("products",), shown=None):
         self.manager = manager
+        # ``shown(documents)``: the further scopes a page depends on (``cache.cached``).
+        self.shown = shown
         self.match = match
         self.sort = sort
         self.projection = projection or CARD_FIELDS
+        # What its cached reads are keyed by (``catalog/cache.py``): its categories' versions
+        # for a category listing, ``products`` for a listing across categories.
+        self.scope = tuple(scope)
         self._total = None
         self._page = None
 
     def count(self):
         """How many products match (one ``count_documents``, then cached)."""
         if self._total is None:
-            self._total = 0 if self.match is None else self.manager.count_matching(self.match)
+            self._total = 0 if self.match is None else self.manager.count_matching(self.match, self.scope)
         return self._total
 
     def __len__(self):
@@ -130,7 +135,8 @@ class ProductQuery:
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
         pipeline.append({"$project": self.projection})
-        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection})
+        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection}, self.scope,
+                                  self.shown)
 
     def explain(self):
         """The server's ``explain`` of the first page's find (a dict)."""
@@ -151,8 +157,9 @@ class ProductListing(ProductQuery):
     an index sorts use a ``ProductQuery``.
     """
 
-    def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None):
-        super().__init__(manager, match, sort)
+    def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None,
+                 scope=("products",), shown=None):
+        super().__init__(manager, match, sort, scope=scope, shown=shown)
         self.page_hint = page_hint
         self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
         self.projection = {**self.projection, **(extra_fields or {})}
@@ -176,7 +183,7 @@ class ProductListing(ProductQuery):
             *self.stages,
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
-        self._total, cards = self.manager.counted_cards(pipeline)
+        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown)
         return cards
 
 
@@ -192,12 +199,12 @@ class CountedListing(ProductQuery):
     sort, skip, limit: the sort over every match, as ``ProductQuery``).
     """
 
-    def __init__(self, manager, match, sort, total, newest_first=False):
-        super().__init__(manager, match, sort)
+    def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",)):
+        super().__init__(manager, match, sort, scope=scope)
         self._total = total
         self.newest_first = newest_first
 
     def _read_page(self, start, stop):
         if self.newest_first and stop is not None and WINDOWED_FROM < self._total and stop < self._total:
-            return self.manager.newest_page(self.match, start, stop)
+            return self.manager.newest_page(self.match, start, stop, self.scope)
         return super()._read_page(start, stop)

@@ -5,15 +5,15 @@ from .models import CatalogVersion
 
 
 class CatalogVersionMiddleware:
-    """Opens each request's catalog cache scope: the version is read at most once in it
-    (``CatalogVersion.objects.current``, one round trip), and only if the request reads the
-    catalog."""
+    """Opens each request's catalog cache scope: the versions it needs are read together, at
+    most once each in it (``CatalogVersion.objects.tokens``, one round trip), and only if the
+    request reads the catalog."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        token = open_scope(CatalogVersion.objects.current)
+        token = open_scope(CatalogVersion.objects.tokens, request.get_full_path())
         try:
             return self.get_response(request)
         finally:

@@ -20,8 +20,7 @@ from imagekit.models import ImageSpecField
 from .attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
 from .fields import SubdocumentField
 from .gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
-from .keywords import document_keywords
-from .variants import apply_to_product, line_title, options_label
+from .variants import line_title, options_label
 from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import (
     CatalogVersionManager,
@@ -31,7 +30,7 @@ from .managers import (
     ProductTypeManager,
 )
 from .managers.reports import CatalogReportManager
-from .search import lower_title
+from .managers.writes import prepare_product, product_facts, products_changing
 
 
 class Ancestor(EmbeddedModel):
@@ -295,28 +294,17 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save, with ``details`` checked against the product's type (``clean_details``: raises
-        ValidationError and writes nothing when they do not fit it), keeping ``title_lower`` (the lower-cased title), ``keywords`` (the search
-        words of its title, description and details) and ``listed_in`` (its categories and
-        their ancestors: one read of the categories) in step with the product, and the kept
-        counts of the categories it enters or leaves (``ListingCount.objects.changing``: one
-        read of its stored ``listed_in``; when that changes, a mark before and a recount after)."""
-        from core.mongo.documents import model_to_document
-
-        self.details = self.clean_details()
-        self._stored_codes = frozenset(self.details)  # what this save stores
-        apply_to_product(self)  # skus, and the cheapest variant's pricing
-        self.title_lower = lower_title(self.title)
-        self.listed_in = Category.objects.listed_in(self.categories)
-        self.keywords = document_keywords(model_to_document(self, kwargs.get("using") or "default"))
+        """Save through the catalog's write owner (``catalog/managers/writes.py``): validated
+        (``clean_product``: its details against its type, raising ValidationError), with ``title_lower``, ``keywords`` and ``listed_in`` derived
+        (one read of its categories), the kept counts of the categories it enters or leaves
+        marked and recounted (one read of what is stored; 3 more round trips when its
+        categories change) and, once saved, the versions of its pages bumped (one write)."""
+        prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
-        before = Product.objects.stored_listed_in(self.pk) if self.pk else None
-        if before is not None and set(before) == set(self.listed_in):
-            super().save(*args, **kwargs)  # listed where it was: no category's count changes
-            return
-        with ListingCount.objects.changing({*(before or ()), *self.listed_in}):
+        before = Product.objects.stored_facts(self.pk) if self.pk else None
+        with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
             super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -374,12 +362,14 @@ class Product(models.Model):
 
 
 class CatalogVersion(models.Model):
-    """The catalog's version: one document, ``{name: "catalog", token}``, whose ``token``
-    every write to categories or products changes (``CatalogVersion.objects.bump``).
+    """A version of a part of the catalog: ``{name: <scope name>, token}`` (``category:<id>``,
+    ``product:<sku>``, ``navigation``...: ``catalog/cache.py``), whose ``token`` the writes
+    that change that part change (``CatalogVersion.objects.bump``).
 
-    The storefront's cache keys carry it (``catalog/cache.py``), so a
-    staff edit shows on the next request of every process. Read and written
-    only through ``CatalogVersion.objects``.
+    The storefront's cache keys carry the tokens of what they show, so a
+    staff edit shows on the next request of every process, and cools only
+    the pages that show what it changed. Read and written only through
+    ``CatalogVersion.objects``.
     """
 
     name = models.CharField(max_length=40, unique=True)

@@ -1,32 +1,29 @@
-"""Receivers of Django's model signals: an ORM save or delete of a category or a product
-(the admin's product form, its delete views) bumps the catalog's version, and an ORM delete
-of a product marks and recounts its categories' kept counts (``ListingCount.objects``; a
-save does that in ``Product.save``).
+"""Receivers of Django's model signals, for the catalog writes Django's ORM makes outside the
+managers: each hands over to the catalog's write owner (``catalog/managers/writes.py``).
 
-The managers' raw writes bump it themselves (``catalog.managers.siblings.bump_catalog_version``);
-these cover the writes Django's ORM makes, so that no catalog write leaves
-a cached storefront page behind (``catalog/cache.py``).
+An ORM delete of a product (the admin's delete views, a queryset's delete) marks its
+categories' kept counts before and recounts them after, then bumps its versions; an ORM
+save or delete of a category (the admin goes through ``Category.objects`` instead) bumps
+its versions. An ORM save of a product goes through ``Product.save``, which does its own.
 """
 
 
-def catalog_changed(sender, **kwargs):
-    """``post_save`` / ``post_delete`` of ``Category`` or ``Product``: one write, the bump."""
-    from .managers.siblings import bump_catalog_version
+def category_changed(sender, instance, **kwargs):
+    """``post_save`` / ``post_delete`` of a ``Category``: ``writes.category_saved``."""
+    from .managers.writes import category_saved
 
-    bump_catalog_version()
+    category_saved(instance)
 
 
 def product_deleting(sender, instance, **kwargs):
-    """``pre_delete`` of a ``Product``: mark the categories it is listed in (one write)."""
-    from .models import ListingCount
+    """``pre_delete`` of a ``Product``: ``writes.product_deleting`` (one write)."""
+    from .managers.writes import product_deleting as deleting
 
-    instance._listing_mark = ListingCount.objects.mark(instance.listed_in or [])
+    instance._listing_mark = deleting(instance)
 
 
 def product_deleted(sender, instance, **kwargs):
-    """``post_delete`` of a ``Product``: recount and unmark the categories it was listed in."""
-    from .models import ListingCount
+    """``post_delete`` of a ``Product``: ``writes.product_deleted`` (recount, bump)."""
+    from .managers.writes import product_deleted as deleted
 
-    moment = getattr(instance, "_listing_mark", None)
-    if moment is not None:
-        ListingCount.objects.settle(instance.listed_in or [], moment)
+    deleted(instance, getattr(instance, "_listing_mark", None))

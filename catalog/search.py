@@ -8,6 +8,7 @@ builders; the words come from ``catalog/keywords.py``, the ranking from
 
 from pymongo import ASCENDING
 
+from .cache import PRODUCTS, shown_products, words_scope
 from .keywords import prefix_range, search_words
 from .listing import SORTS, ProductListing, ProductQuery, page_hint
 from .ranking import RANK_FIELDS, search_ranking
@@ -59,9 +60,13 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT)
     words = search_words(text)
     if not words:
         return ProductQuery(manager, None, [])
+    # By relevance, the page depends on which products have the words, their searchable text
+    # and what is shown of them; by price or date on any product's (``catalog/cache.py``).
+    scope = words_scope(words) if sort == "relevance" else (PRODUCTS,)
     return ProductListing(manager, [{"keywords": word} for word in words], SEARCH_SORTS[sort],
                           page_hint=page_hint(page, per_page),
-                          stages=search_ranking(words), extra_fields=RANK_FIELDS)
+                          stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
+                          shown=shown_products if sort == "relevance" else None)
 
 
 def suggest_query(prefix):

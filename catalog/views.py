@@ -6,6 +6,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
+from .cache import TREE, category_page_scope, product_scope
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product, ProductType
@@ -65,6 +66,7 @@ def category(request, slug):
         "top_categories": top,
         "price_form": price_form,
         "price_key": (min_cents, max_cents) if price_form.is_valid() else None,
+        "cache_scope": category_page_scope(node),
     }, status=200 if price_form.is_valid() else 400)
 
 
@@ -91,6 +93,7 @@ def product(request, sku):
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
         "chosen_sku": chosen_variant(item.variants, request.GET.get("variant")),
+        "cache_scope": (*product_scope([item.sku]), TREE),
     })
 
 
@@ -120,7 +123,11 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     page = paginate(query, number, settings.CATALOG_PAGE_SIZE)
     if not_found_if_empty and page.paginator.count == 0:
         raise Http404("Nothing to show.")
-    return render(request, "catalog/product_list.html", {"page": page, **context}, status=status)
+    # The cards' HTML is cold exactly when one of the products shown changes.
+    shown = getattr(page.object_list, "documents", None)
+    skus = [d.get("sku") for d in shown] if shown is not None else [p.sku for p in page.object_list]
+    return render(request, "catalog/product_list.html",
+                  {"page": page, "cache_scope": product_scope(skus), **context}, status=status)
 
 
 def genre(request, genre):

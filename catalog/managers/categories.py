@@ -10,8 +10,8 @@ renaming, moving and deleting (which keep every ``ancestors`` array and
 
 The storefront's reads (a category by slug, its subtree, the top
 categories, a product's categories, the tree for the home page) go through
-the catalog cache (``catalog/cache.py``), keyed by the catalog's
-version: the round trips each docstring counts are those of a cold cache.
+the catalog cache (``catalog/cache.py``), keyed by the versions of what
+they show: the round trips each docstring counts are those of a cold cache.
 """
 
 from django.db import models
@@ -19,7 +19,7 @@ from django.db import models
 from core.mongo.collections import MongoCollectionMixin
 
 from ..breadcrumbs import crumb_trail
-from ..cache import cached
+from ..cache import NAVIGATION, TREE, cached, category_scope, hint, in_request, names_scope, remember
 from .subdocuments import SubdocumentMixin
 from ..tree import TreeNode, in_tree_order, listed_in, sibling_key
 from .category_writes import CategoryWritesMixin
@@ -32,6 +32,11 @@ _TREE_FIELDS = {"name": 1, "slug": 1, "parent_id": 1, "position": 1}
 _TREE_FIELD_NAMES = {"name", "slug", "parent", "position"}
 
 
+def _above(document):
+    """The ids of a category document's ancestors, root first (a tuple)."""
+    return tuple(a["_id"] for a in document.get("ancestors") or [])
+
+
 class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
     """The "Category Hierarchy" use case's operations, root-first ancestors; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
@@ -42,10 +47,38 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         ``Category.DoesNotExist`` for an unknown slug.
         """
         slug = str(slug)
-        document = cached("category", slug, lambda: self.read_collection.find_one({"slug": slug}))
-        if document is None:
+        # The slug's id and ancestors' ids, remembered from an earlier request, name the
+        # versions the document is cached under, so the page's first cached read reads them
+        # all in one round trip; checked against the document (a slug changes hands).
+        if not in_request():
+            document = self.read_collection.find_one({"slug": slug})
+            if document is None:
+                raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
+            return self.from_document(document)
+        known = hint("category-slug", slug)
+        if known is not None:
+            document = self._cached_by_id(*known)
+            if document is not None and document.get("slug") == slug and _above(document) == known[1]:
+                return self.from_document(document)
+        found = self.read_collection.find_one({"slug": slug}, {"ancestors._id": 1})
+        if found is None:
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
+        known = (found["_id"], _above(found))
+        remember("category-slug", slug, known)
+        # Read again under its versions, read first: a write between the two reads is never
+        # kept under a version that follows it.
+        document = self._cached_by_id(*known)
+        if document is None or document.get("slug") != slug:
+            document = self.read_collection.find_one({"slug": slug})
+            if document is None:
+                raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         return self.from_document(document)
+
+    def _cached_by_id(self, category_id, above):
+        """The category document ``category_id`` (None if none), cached under its version and
+        its ancestors' (``above``) names."""
+        return cached("category", category_id, lambda: self.read_collection.find_one({"_id": category_id}),
+                      category_scope([category_id]) + names_scope(above))
 
     def breadcrumbs(self, slug):
         """Breadcrumbs for ``slug``: ``[{'name', 'slug'}, ...]`` root first, the category last.
@@ -77,7 +110,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
     def top_level(self):
         """The categories without a parent, in sibling order (``position``)."""
         documents = cached("top_level", None, lambda: list(
-            self.read_collection.find({"parent_id": None}, _TREE_FIELDS)))
+            self.read_collection.find({"parent_id": None}, _TREE_FIELDS)), (NAVIGATION,))
         return sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in documents), key=sibling_key)
 
     def children(self, category):
@@ -104,7 +137,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         it, and turning them all into models cost a warm page 12 ms.
         """
         documents = cached("children", category.pk, lambda: list(
-            self.read_collection.find({"parent_id": category.pk}, _TREE_FIELDS)))
+            self.read_collection.find({"parent_id": category.pk}, _TREE_FIELDS)), category_scope([category.pk]))
         children = sorted((self.from_document(d, _TREE_FIELD_NAMES) for d in documents), key=sibling_key)
         return children, self.top_level()
 
@@ -118,7 +151,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         """
         ids = list(ids)
         documents = cached("categories", tuple(ids), lambda: list(
-            self.read_collection.find({"_id": {"$in": ids}}))) if ids else []
+            self.read_collection.find({"_id": {"$in": ids}})), (TREE,)) if ids else []
         by_id = {d["_id"]: self.from_document(d) for d in documents}
         return [by_id[i] for i in ids if i in by_id], self.top_level()
 
@@ -140,7 +173,8 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
     def tree(self, max_depth=None):
         """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order. One read."""
         query = {} if max_depth is None else {f"ancestors.{max_depth}": {"$exists": False}}
-        documents = cached("tree", max_depth, lambda: list(self.collection.find(query)))
+        scope = (NAVIGATION,) if max_depth is not None and max_depth <= 1 else (TREE,)
+        documents = cached("tree", max_depth, lambda: list(self.collection.find(query)), scope)
         return in_tree_order([self.from_document(d) for d in documents])
 
     def tree_nodes(self):

@@ -1,9 +1,11 @@
 """The "Category Hierarchy" use case's changes to the category tree, as raw pymongo: add, rename, move, delete.
 
-Each change ends with one more write, ``bump_catalog_version()``: the
-storefront's cached reads of the catalog are keyed by that version
+Each change ends with one more write, the bump of the versions of what it
+changed (``writes.categories_changed``, ``catalog/managers/writes.py``):
+the storefront's cached reads of the catalog are keyed by those versions
 (``catalog/cache.py``), so every process sees the change on its next
-request. The round trips each docstring counts leave that write out.
+request, and the pages of other parts of the tree stay warm. The round
+trips each docstring counts leave that write out.
 
 Every write keeps each category's ``ancestors`` (root first, parent last,
 as ``{_id, slug, name}``) and its ``position`` among its siblings right.
@@ -20,7 +22,8 @@ from pymongo.errors import DuplicateKeyError
 from ..exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from ..ids import as_object_id
 from ..slugs import free_slugs, slug_for
-from .siblings import bump_catalog_version, catalog_model
+from . import writes
+from .siblings import catalog_model
 from ..tree import MOVE_AFTER, MOVE_INSIDE, MOVE_PLACES, ancestors_under, crumb, refuse_cycle
 
 #: Inserts ``create_category`` tries before giving up (``SlugTaken``).
@@ -113,7 +116,8 @@ class CategoryWritesMixin:
                 if attempt >= MAX_SLUG_ATTEMPTS:
                     raise SlugTaken(f"Could not find a free slug for {name!r}.") from None
                 continue
-            bump_catalog_version()
+            writes.categories_changed(changed=[document["parent_id"]] if document["parent_id"] else [],
+                                      depths=[len(document["ancestors"])])
             return self.from_document(document)
 
     def create_many(self, nodes):
@@ -165,7 +169,8 @@ class CategoryWritesMixin:
         try:
             self.collection.insert_many(documents, ordered=True)
         finally:
-            bump_catalog_version()
+            writes.categories_changed(changed={d["parent_id"] for d in documents if d["parent_id"]},
+                                      depths=[len(d["ancestors"]) for d in documents])
         return [self.from_document(d) for d in documents]
 
     def rename(self, category, name, slug=None):
@@ -193,7 +198,8 @@ class CategoryWritesMixin:
                 {"$set": {f"ancestors.$.{field}": value for field, value in changes.items()}},
             )
         finally:
-            bump_catalog_version()
+            writes.categories_changed(changed=[category.pk, *([category.parent_id] if category.parent_id else [])],
+                                      renamed=[category.pk], depths=[len(category.ancestors or [])])
         for field, value in changes.items():
             setattr(category, field, value)
         return category
@@ -250,6 +256,7 @@ class CategoryWritesMixin:
             {"$or": [{"ancestors._id": node["_id"]}, {"parent_id": parent_id}]},
             {"ancestors": 1, "parent_id": 1, "position": 1, "name": 1},
         )
+        subtree = [node["_id"]]
         for document in cursor:
             old = document.get("ancestors", [])
             below = next((i for i, a in enumerate(old) if a["_id"] == node["_id"]), None)
@@ -257,6 +264,7 @@ class CategoryWritesMixin:
                 if document["_id"] != node["_id"]:
                     siblings.append(document)
                 continue
+            subtree.append(document["_id"])
             rebuilt = [*new_ancestors, node_crumb, *old[below + 1:]]
             updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"ancestors": rebuilt}}))
         siblings.sort(key=lambda d: (d.get("position") or 0, d["name"].lower()))
@@ -278,7 +286,10 @@ class CategoryWritesMixin:
             self.collection.bulk_write(updates, ordered=False)
             catalog_model("Product").objects.relist_under(node["_id"], above)
         finally:
-            bump_catalog_version()
+            # The subtree's pages (ancestors, listings), those above it before and after (their
+            # listings and children), the new parent's other children's order.
+            writes.categories_changed(changed=[*subtree, *above, *([parent_id] if parent_id else [])],
+                                      depths=[len(node.get("ancestors", [])), len(new_ancestors)])
         category.parent_id = parent_id
         category.position = place
         category.ancestors = self.from_document({"ancestors": new_ancestors}).ancestors
@@ -289,14 +300,15 @@ class CategoryWritesMixin:
         subcategories or products listed in it."""
         self.check_deletable(category)
         self.collection.delete_one({"_id": category.pk})
-        bump_catalog_version()
+        writes.categories_changed(changed=[category.pk, *([category.parent_id] if category.parent_id else [])],
+                                  depths=[len(category.ancestors or [])])
 
     def delete_all(self):
         """Delete every category; returns how many. (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
         finally:
-            bump_catalog_version()
+            writes.catalog_reset()
 
     # -- checks before a change (the admin's forms) --------------------
 

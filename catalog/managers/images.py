@@ -9,7 +9,7 @@ from django.db import models
 
 from core.mongo.collections import MongoCollectionMixin
 
-from .siblings import bump_catalog_version
+from . import writes
 
 
 class ProductImageManager(MongoCollectionMixin, models.Manager):
@@ -25,11 +25,15 @@ class ProductImageManager(MongoCollectionMixin, models.Manager):
     def sync(self, product_id):
         """Copy product ``product_id``'s images (an ObjectId) into its document: ``images`` in
         position order and ``image``, the first's path ("" without images: the pages then show
-        the generated cover). One read, one write, then the catalog's version is bumped (one
-        more write). Returns the ``[{path, alt}]`` written. A product that no longer exists
+        the generated cover). Two reads, one write, then the versions of its page and of the
+        categories listing it are bumped (``writes.product_shown_changed``: one more write). Returns the ``[{path, alt}]`` written. A product that no longer exists
         is left alone."""
         images = self.for_product(product_id)
-        self.get_collection("products").update_one(
-            {"_id": product_id}, {"$set": {"images": images, "image": images[0]["path"] if images else ""}})
-        bump_catalog_version()
+        products = self.get_collection("products")
+        product = products.find_one({"_id": product_id}, {"sku": 1, "listed_in": 1})
+        if product is None:
+            return images
+        products.update_one({"_id": product_id},
+                            {"$set": {"images": images, "image": images[0]["path"] if images else ""}})
+        writes.product_shown_changed(product)
         return images

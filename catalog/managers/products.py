@@ -17,7 +17,6 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
-from ..keywords import document_keywords
 from ..listing import (
     CARD_FIELD_NAMES,
     CARD_FIELDS,
@@ -29,21 +28,21 @@ from ..listing import (
     category_match,
     page_hint,
 )
-from ..cache import cached
+from ..cache import (ISSUED, PRODUCTS, cached, category_scope, crossing_scope, product_scope,
+                     savings_scope, shown_products)
 from ..cards import CardList
 from ..ranking import what_matched
-from ..search import DEFAULT_SEARCH_SORT, lower_title, search_listing, suggest_query
+from ..search import DEFAULT_SEARCH_SORT, search_listing, suggest_query
 from ..tree import listed_in
 from ..variants import apply_to_document, line_title, sellable_skus
 from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
-from .siblings import bump_catalog_version, catalog_model
+from .siblings import catalog_model
+from . import writes
 
 
-def _counts():
-    """``ListingCount.objects``."""
-    return catalog_model("ListingCount").objects
-
+#: The largest ``pricing.pct_savings`` (whole percent).
+MOST_PCT_SAVINGS = 100
 
 #: The home page's newest products are looked for first among those issued this many days
 #: before now (``ProductManager.newest``).
@@ -85,7 +84,7 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         """
         sku = str(sku)
         document = cached("product", sku, lambda: self.read_collection.find_one(
-            {"sku": sku}, {"keywords": 0, "title_lower": 0}))
+            {"sku": sku}, {"keywords": 0, "title_lower": 0}), product_scope([sku]))
         if document is None:
             raise self.model.DoesNotExist(f"No product with SKU {sku!r}.")
         return self.card_from_document(self.with_availability([document])[0], fields=None)
@@ -127,28 +126,30 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         product.matched = what_matched(document)
         return product
 
-    def cards(self, pipeline, fields=CARD_FIELD_NAMES):
-        """Run ``pipeline`` on the read preference (one aggregation, cached by the catalog's
-        version), then read the stock of its products (one read). Returns its documents as
-        cards (``card_from_document``)."""
-        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)))
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
+        """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
+        listing's: ``catalog/cache.py``), then read the stock of its products (one read).
+        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
+        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
+                           shown)
         return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
 
-    def counted_cards(self, pipeline):
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
-        (one aggregation, cached by the catalog's version), then read the stock of the
+        (one aggregation, cached under ``scope``, the listing's), then read the stock of the
         items (one read). Returns ``(total, cards)``."""
         def read():
             result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
-        total, documents = cached("counted_cards", pipeline, read)
+        total, documents = cached("counted_cards", pipeline, read, scope,
+                                  None if shown is None else lambda value: shown(value[1]))
         return total, CardList(self.with_availability(documents), self.card_from_document)
 
-    def count_matching(self, match):
-        """How many products match the filter ``match`` (one ``count_documents``, cached by the
-        catalog's version)."""
-        return cached("count", match, lambda: self.read_collection.count_documents(match))
+    def count_matching(self, match, scope=(PRODUCTS,)):
+        """How many products match the filter ``match`` (one ``count_documents``, cached under
+        ``scope``, the listing's)."""
+        return cached("count", match, lambda: self.read_collection.count_documents(match), scope)
 
     def explain_find(self, match, projection, sort=None):
         """The server's ``explain`` (a dict) of the find of the first product of ``match``."""
@@ -172,13 +173,16 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         """
         category_ids = list(category_ids)
         match = category_match(category_ids, min_cents, max_cents)
+        scope = category_scope(category_ids)
         if len(category_ids) == 1 and min_cents is None and max_cents is None:
             category_id = category_ids[0]
-            total = cached("listed", category_id, lambda: _counts().listed(category_id))
-            return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT)
-        return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page))
+            total = cached("listed", category_id,
+                           lambda: catalog_model("ListingCount").objects.listed(category_id), scope)
+            return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT,
+                                  scope=scope)
+        return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
 
-    def newest_page(self, match, start, stop):
+    def newest_page(self, match, start, stop, scope=(PRODUCTS,), shown=None):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -191,7 +195,7 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         newest of all (everything outside it was issued earlier). Before 1900
         the window becomes every match (products without an issue date come
         last, as in the plain sort). A real MongoDB serves each read from the
-        same index. Cached by the catalog's version; usually 1 to 5
+        same index. Cached under ``scope`` (the listing's); usually 1 to 5
         aggregations of a few hundred products at most when cold, then the
         stock of the cards (one read).
         """
@@ -207,7 +211,7 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
                     return documents
                 days *= 4
 
-        documents = cached("newest_page", (match, start, stop), read)
+        documents = cached("newest_page", (match, start, stop), read, scope, shown)
         return CardList(self.with_availability(documents), self.card_from_document)
 
     def newest(self, limit=8):
@@ -215,7 +219,7 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         page: the same as a sort of every product on ``details.issue_date``, newest first,
         read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
         cold, then the stock of the cards (one read)."""
-        return list(self.newest_page({}, 0, int(limit)))
+        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the SKUs among ``skus`` that a product sells
@@ -289,8 +293,9 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 
         One read of the categories' ancestors (for ``listed_in``), one of the
-        existing SKUs, then one ``bulk_write`` of what is new or changed (then the catalog's version is bumped: one more write): a
-        product equal to its stored document is not written. The categories whose
+        existing SKUs, then one ``bulk_write`` of what is new or changed, then the versions of
+        those products and of their categories (before and after) are bumped (one more write,
+        ``writes.products_changing``): a product equal to its stored document is not written. The categories whose
         products change are marked before and recounted after
         (``ListingCount.objects.changing``: 3 more round trips). ``recount=False``
         skips that, for a bulk load into a catalog without kept counts whose caller
@@ -302,22 +307,17 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         documents = [model_to_document(p, self.db) for p in products]
         ancestors = self._category_ancestors({c for d in documents for c in d.get("categories") or []})
         for document in documents:
-            apply_to_document(document)  # skus; a product with variants: its cheapest's pricing
-            document["title_lower"] = lower_title(document["title"])
-            document["keywords"] = document_keywords(document)
-            document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+            writes.derive_product_fields(document, ancestors)
         skus = [d["sku"] for d in documents]
         stored = {d["sku"]: d for d in self.collection.find({"sku": {"$in": skus}})}
-        writes, report, relisted = [], {"created": 0, "updated": 0, "unchanged": 0}, set()
+        to_write, report, changes = [], {"created": 0, "updated": 0, "unchanged": 0}, []
         for document in documents:
             current = stored.get(document["sku"])
             if current is None:
-                writes.append(InsertOne(document))
+                to_write.append(InsertOne(document))
                 report["created"] += 1
-                relisted.update(document["listed_in"])
+                changes.append((None, writes.facts(document)))
                 continue
-            if set(current.get("listed_in") or []) != set(document["listed_in"]):
-                relisted.update(current.get("listed_in") or [], document["listed_in"])
             document["_id"] = current["_id"]
             if not document.get("image") and current.get("image"):
                 document["image"] = current["image"]  # a cover staff uploaded stays
@@ -326,21 +326,19 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
             if current == document:
                 report["unchanged"] += 1
             else:
-                writes.append(ReplaceOne({"_id": current["_id"]}, document))
+                to_write.append(ReplaceOne({"_id": current["_id"]}, document))
                 report["updated"] += 1
-        if writes:
-            try:
-                with _counts().changing(relisted if recount else ()):
-                    self.collection.bulk_write(writes, ordered=False)
-            finally:
-                bump_catalog_version()
+                changes.append((writes.facts(current), writes.facts(document)))
+        if to_write:
+            with writes.products_changing(changes, recount=recount):
+                self.collection.bulk_write(to_write, ordered=False)
         return report
 
-    def stored_listed_in(self, product_id):
-        """The ``listed_in`` stored for product ``product_id`` (a list of ObjectIds), or None when
-        there is no such product (one read from the primary: a save depends on it)."""
-        document = self.collection.find_one({"_id": product_id}, {"listed_in": 1})
-        return None if document is None else list(document.get("listed_in") or [])
+    def stored_facts(self, product_id):
+        """``writes.facts`` of product ``product_id`` as stored, or None when there is no such
+        product (one read from the primary: a save depends on it)."""
+        document = self.collection.find_one({"_id": product_id}, writes.FACTS_FIELDS)
+        return None if document is None else writes.facts(document)
 
     def _category_ancestors(self, ids):
         """``{category id: [ancestor ids]}`` (``CategoryManager.ancestor_ids``): one read."""
@@ -352,15 +350,15 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         category lists; when there are any, one read of the categories' (new) ancestors
         and one ``bulk_write`` of one ``update_many`` per distinct list, around which the
         categories ``relisted`` (those above it, before and after the move) are marked and
-        recounted (``ListingCount.objects.changing``). Returns how many distinct lists were
-        rewritten. The caller bumps the catalog's version."""
+        recounted (``writes.relisting``). Returns how many distinct lists were
+        rewritten. The caller bumps the versions (``writes.categories_changed``)."""
         cursor = self.collection.aggregate([{"$match": {"listed_in": category_id}},
                                             {"$group": {"_id": "$categories"}}])
         lists = [row["_id"] or [] for row in cursor]
         if not lists:
             return 0
         ancestors = self._category_ancestors({c for ids in lists for c in ids})
-        with _counts().changing(relisted):
+        with writes.relisting(relisted):
             self.collection.bulk_write([
                 UpdateMany({"listed_in": category_id, "categories": ids},
                            {"$set": {"listed_in": listed_in(ids, ancestors)}})
@@ -374,8 +372,8 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         try:
             return self.collection.delete_many({}).deleted_count
         finally:
-            _counts().forget_all()
-            bump_catalog_version()
+            catalog_model("ListingCount").objects.forget_all()
+            writes.catalog_reset()
 
     # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
 
@@ -396,12 +394,22 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
 
         The "Product Catalog" use case "Find products sorted by percentage discount descending",
         served by the ``pricing.pct_savings`` index. Ties come in ``_id``
-        order. Returns a ``ProductQuery``.
+        order. Returns a ``ProductQuery``, cached under the savings from the lowest shown up
+        and its products, and its count under the products crossing the threshold
+        (``catalog/cache.py``), so that a price edit elsewhere leaves it warm.
         """
+        threshold = int(min_pct_savings)
+
+        def shown(documents):
+            lowest = min((d.get("pricing", {}).get("pct_savings", 0) for d in documents),
+                         default=threshold + 1)
+            return (*shown_products(documents), *savings_scope(range(max(lowest, 0), MOST_PCT_SAVINGS + 1)))
+
         return ProductQuery(
             self,
-            {"pricing.pct_savings": {"$gt": int(min_pct_savings)}},
+            {"pricing.pct_savings": {"$gt": threshold}},
             [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)],
+            scope=crossing_scope([threshold + 1]), shown=shown,
         )
 
     def by_artist(self, artist):

@@ -10,7 +10,10 @@ def catalog_model(name):
     return apps.get_model("catalog", name)
 
 
-def bump_catalog_version():
-    """``CatalogVersion.objects.bump()``: give the catalog a new version after a write (one
-    write); returns the new token (str)."""
-    return catalog_model("CatalogVersion").objects.bump()
+def bump_catalog_version(names=None):
+    """Bump the versions ``names`` (scope names, ``catalog/cache.py``; None: the epoch, which
+    cools every cached read) after a catalog write (one write); returns ``{name: token}``.
+    The catalog's own writes bump only what they change through ``catalog/managers/writes.py``;
+    this is for a write that cannot say what it changed."""
+    versions = catalog_model("CatalogVersion").objects
+    return versions.bump() if names is None else versions.bump(names)

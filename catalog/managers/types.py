@@ -36,8 +36,8 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
 
     def by_name(self, name):
         """The ProductType named ``name`` (str), or None: one read, cached for the request's
-        catalog version (no read when cached)."""
-        document = cached("product-type", str(name), lambda: self._document(name))
+        catalog's epoch, which a type's save bumps (no read when cached)."""
+        document = cached("product-type", str(name), lambda: self._document(name), scope=())
         return None if document is None else self.from_document(dict(document))
 
     def by_names(self, names):
@@ -46,7 +46,7 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         if not names:
             return {}
         documents = cached("product-types", tuple(names),
-                           lambda: list(self.read_collection.find({"name": {"$in": names}})))
+                           lambda: list(self.read_collection.find({"name": {"$in": names}})), scope=())
         return {d["name"]: self.from_document(dict(d)) for d in documents}
 
     def names(self):
@@ -54,7 +54,7 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         def read():
             cursor = self.read_collection.find({}, {"name": 1}).sort("name", ASCENDING)
             return [d["name"] for d in cursor]
-        return cached("product-type-names", (), read)
+        return cached("product-type-names", (), read, scope=())
 
     def clean_products(self, products):
         """``products`` (Product instances) as a list, each one's ``details`` replaced by the

@@ -1,12 +1,14 @@
-"""``{% catalog_fragment %}``: a piece of a storefront page rendered once per catalog version.
+"""``{% catalog_fragment %}``: a piece of a storefront page rendered once per version of what it shows.
 
     {% load fragments %}
-    {% catalog_fragment "cards" page.object_list|card_signature %}...{% endcatalog_fragment %}
+    {% catalog_fragment "cards" page.object_list|card_signature scope=cache_scope %}...{% endcatalog_fragment %}
 
 The block's HTML is kept in the catalog cache (``catalog.cache.cached``)
 under its name, the values given after it (each resolved in the template's
-context; their ``repr`` must be stable) and the request's catalog version,
-so a staff edit shows on the next request as for every other catalog read.
+context; their ``repr`` must be stable) and the versions of its ``scope``
+(required: a tuple of scope names, or one name as a string, e.g.
+``scope="navigation"``; views give their page's as ``cache_scope``), so a
+staff edit shows on the next request as for every other catalog read.
 The values must name everything the block shows that is not catalog data
 (the live stock of a card: ``card_signature``). Outside a request the block
 is rendered every time.
@@ -23,24 +25,32 @@ register = template.Library()
 
 
 class CatalogFragmentNode(template.Node):
-    def __init__(self, nodelist, name, values):
-        self.nodelist, self.name, self.values = nodelist, name, values
+    def __init__(self, nodelist, name, values, scope):
+        self.nodelist, self.name, self.values, self.scope = nodelist, name, values, scope
 
     def render(self, context):
         key = tuple(value.resolve(context) for value in self.values)
+        scope = self.scope.resolve(context)
+        scope = (scope,) if isinstance(scope, str) else tuple(scope or ())
         # mark_safe: a fragment its template escaped when it rendered it (bandit B308/B703 reviewed).
-        return mark_safe(cached(f"fragment:{self.name}", key, lambda: str(self.nodelist.render(context))))  # nosec
+        return mark_safe(cached(f"fragment:{self.name}", key,  # nosec
+                                lambda: str(self.nodelist.render(context)), scope))
 
 
 @register.tag
 def catalog_fragment(parser, token):
-    """``{% catalog_fragment "name" value ... %}...{% endcatalog_fragment %}`` (see the module)."""
+    """``{% catalog_fragment "name" value ... scope=<scope> %}...{% endcatalog_fragment %}`` (see the module)."""
     bits = token.split_contents()
     if len(bits) < 2 or bits[1][0] not in "\"'" or bits[1][-1] != bits[1][0]:
         raise template.TemplateSyntaxError("catalog_fragment needs a quoted name first.")
+    scopes = [b for b in bits[2:] if b.startswith("scope=")]
+    if len(scopes) != 1:
+        raise template.TemplateSyntaxError("catalog_fragment needs one scope=... (catalog/cache.py).")
     nodelist = parser.parse(("endcatalog_fragment",))
     parser.delete_first_token()
-    return CatalogFragmentNode(nodelist, bits[1][1:-1], [parser.compile_filter(b) for b in bits[2:]])
+    return CatalogFragmentNode(nodelist, bits[1][1:-1],
+                               [parser.compile_filter(b) for b in bits[2:] if not b.startswith("scope=")],
+                               parser.compile_filter(scopes[0][len("scope="):]))
 
 
 @register.filter

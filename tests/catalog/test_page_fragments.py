@@ -5,6 +5,7 @@ view's unacknowledged event (``Event.objects.record_view``)."""
 import re
 
 import pytest
+from django.core.cache import caches
 from django.test import Client, override_settings
 
 from analytics.models import Event
@@ -31,6 +32,7 @@ def shop(make_tree):
     Inventory.objects.ensure_stock(["SKU-A", "SKU-B", "SKU-V"], 10)
     with override_settings(CACHES={"default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "fragments"}}):
+        caches["default"].clear()  # no slug remembered from another test's database
         yield tree
 
 

@@ -1,0 +1,254 @@
+"""The one owner of catalog writes: what every write to ``categories`` or ``products`` must
+also do, done here and nowhere else.
+
+What a catalog write must also do:
+
+- a product's validation (``clean_product``: its details against its
+  product type, ``catalog/attributes.py``);
+- a product's derived fields: ``skus`` and a product with variants' pricing
+  (``catalog/variants.py``), ``title_lower`` (the prefix search's copy),
+  ``keywords`` (the search words) and ``listed_in`` (its categories and
+  their ancestors) (``derive_product_fields``, ``prepare_product``);
+- the kept counts of the categories whose listing it changes, marked
+  before and recounted after (``ListingCount.objects.changing``);
+- the bump, once it is done, of the versions of what it changed, and only
+  those (``catalog/cache.py``): a product write bumps its product, the
+  categories it is listed in before and after, and the cross-category
+  listings; a category write its category, the parents whose children
+  change, the subtree it moves, the names below it when renamed, the tree,
+  and the navigation when a category at depth 0 or 1 changes. A stock change
+  is not a catalog write and bumps nothing.
+
+The write paths, each through here:
+
+- ``Product.save`` (the admin's product form, the API, ``Product.objects.create``):
+  ``prepare_product`` then ``products_changing``;
+- ``Product.objects.sync`` (the catalog loaders, imports, feeds) and
+  ``Product.objects.delete_all``: ``derive_product_fields`` and
+  ``products_changing`` / ``catalog_reset``;
+- ORM deletes of a product (the admin's delete, a queryset's delete): the
+  signal receivers ``product_deleting`` / ``product_deleted``
+  (``catalog/receivers.py``);
+- ``Category.objects`` create, create_many, rename, move, delete, delete_all:
+  ``categories_changed`` / ``catalog_reset``; ``Product.objects.relist_under``
+  (a move's relisting) runs inside ``Category.objects.move``;
+- ORM saves and deletes of a category (not the admin's, which uses the
+  manager): ``category_saved`` from the receivers.
+
+A raw ``QuerySet.update()`` of products or categories bypasses all this:
+the shop makes none.
+"""
+
+import contextlib
+import datetime
+
+from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, category_scope, crossing_scope, names_scope,
+                     product_scope, savings_scope, words_scope)
+from ..keywords import KEYWORD_SOURCES, document_keywords
+from ..keywords import _values as keyword_source_values
+from .siblings import catalog_model
+from ..search import lower_title
+from ..tree import listed_in
+from ..variants import apply_to_document, apply_to_product
+
+
+def _versions():
+    return catalog_model("CatalogVersion").objects
+
+
+def _counts():
+    return catalog_model("ListingCount").objects
+
+
+# -- products ---------------------------------------------------------------------------
+
+
+def clean_product(product):
+    """Validate ``product`` (a ``Product`` about to be saved) against its product type: the
+    one place every product write path calls the types' validation from
+    (``Product.clean_details``: ``catalog.attributes.clean_details``, one cached read of the
+    type). Sets its normalised ``details``; raises ``django.core.exceptions.ValidationError``
+    and changes nothing when they do not fit the type. ``Product.objects.sync`` checks its
+    documents the same way (``ProductType.objects.clean_products``)."""
+    product.details = product.clean_details()
+    product._stored_codes = frozenset(product.details)  # what this save stores
+
+
+def derive_product_fields(document, ancestors):
+    """Set a product ``document``'s derived fields from what it holds: ``skus`` and, with
+    variants, its pricing (its cheapest variant's: ``catalog/variants.py``), ``title_lower``,
+    ``keywords`` and ``listed_in`` (``ancestors``: ``{category id: [ancestor ids]}`` of its
+    categories, ``CategoryManager.ancestor_ids``). Returns ``document``."""
+    apply_to_document(document)
+    document["title_lower"] = lower_title(document.get("title"))
+    document["keywords"] = document_keywords(document)
+    document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+    return document
+
+
+def prepare_product(product, using="default"):
+    """Before ``Product.save``: ``clean_product``, then the derived fields (one read of its
+    categories' ancestors). Returns ``product``."""
+    from core.mongo.documents import model_to_document
+
+    clean_product(product)
+    apply_to_product(product)  # skus, and the cheapest variant's pricing
+    product.title_lower = lower_title(product.title)
+    product.listed_in = catalog_model("Category").objects.listed_in(product.categories)
+    product.keywords = document_keywords(model_to_document(product, using))
+    return product
+
+
+def product_scopes(changes):
+    """The scope names a product write bumps: ``changes`` is a list of ``(before, after)``
+    pairs, each None or the product's ``facts`` (as stored before the write, as written):
+    their products, the categories they are listed in before and after, ``products``, and
+    what decides which products the pages across categories show: the words of those whose
+    searchable text changes, the savings between the old and the new ``pct_savings`` of
+    those whose saving changes, the issue dates."""
+    names = set()
+    for before, after in changes:
+        sides = [side for side in (before, after) if side]
+        if not sides:
+            continue
+        names.update(product_scope(side["sku"] for side in sides))
+        names.update(category_scope(i for side in sides for i in side.get("listed_in") or []))
+        names.add(PRODUCTS)
+        one_sided = before is None or after is None
+        if one_sided or before.get("text") != after.get("text"):
+            names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
+        if one_sided or before.get("issued") != after.get("issued"):
+            names.add(ISSUED)
+        pcts = [side.get("pct") or 0 for side in sides]
+        if one_sided:
+            names.update(savings_scope(pcts))
+            names.update(crossing_scope(range(0, pcts[0] + 1)))
+        elif pcts[0] != pcts[1]:
+            names.update(savings_scope(pcts))
+            names.update(crossing_scope(range(min(pcts) + 1, max(pcts) + 1)))
+    return tuple(sorted(names))
+
+
+def facts(document):
+    """What ``product_scopes`` needs of a product ``document`` (a dict as stored, with its
+    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "text"}``; ``text``
+    is its searchable text (``KEYWORD_SOURCES``), which a search ranks by."""
+    return {"sku": document.get("sku"), "listed_in": list(document.get("listed_in") or []),
+            "keywords": list(document.get("keywords") or []),
+            "pct": int((document.get("pricing") or {}).get("pct_savings") or 0),
+            "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
+            "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES])}
+
+
+def _utc_naive(moment):
+    """A datetime as the server returns it (UTC, naive), whether given aware or naive."""
+    if isinstance(moment, datetime.datetime) and moment.tzinfo is not None:
+        return moment.astimezone(datetime.UTC).replace(tzinfo=None)
+    return moment
+
+
+#: What ``facts`` reads of a stored product (a projection).
+FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "pricing.pct_savings": 1,
+                "details.issue_date": 1, **{path: 1 for path in KEYWORD_SOURCES}}
+
+
+def relisted_categories(changes):
+    """The categories whose listing ``changes`` (as for ``product_scopes``) add or remove
+    products: both sides' ``listed_in`` of each pair whose two sides differ."""
+    relisted = set()
+    for before, after in changes:
+        old = set((before or {}).get("listed_in") or [])
+        new = set((after or {}).get("listed_in") or [])
+        if before is None or after is None or old != new:
+            relisted |= old | new
+    return relisted
+
+
+@contextlib.contextmanager
+def products_changing(changes, recount=True):
+    """Around a write of products: ``changes`` as for ``product_scopes``. Marks before and
+    recounts after the kept counts of the categories it relists (``ListingCount.objects.changing``:
+    3 round trips, none when no listing changes; ``recount=False`` skips them for a bulk
+    load that recounts everything at its end), then bumps the versions of what changed (one
+    write), also when the write raised."""
+    changes = list(changes)
+    try:
+        with _counts().changing(relisted_categories(changes) if recount else ()):
+            yield
+    finally:
+        _versions().bump(product_scopes(changes))
+
+
+def product_shown_changed(document):
+    """After a write that changes only what a product's page and cards show (its images):
+    bump its page and the categories it is listed in (one write). ``document``: its ``sku``
+    and ``listed_in``."""
+    _versions().bump((*product_scope([document["sku"]]), *category_scope(document.get("listed_in") or []), PRODUCTS))
+
+
+@contextlib.contextmanager
+def relisting(category_ids):
+    """Around a write that relists products without changing them otherwise (a category's
+    move, ``Product.objects.relist_under``): the kept counts of ``category_ids`` marked before
+    and recounted after (3 round trips). The move bumps the versions."""
+    with _counts().changing(category_ids):
+        yield
+
+
+def product_facts(product, using="default"):
+    """``facts`` of a ``Product`` instance, for ``products_changing``."""
+    from core.mongo.documents import model_to_document
+
+    return facts(model_to_document(product, using))
+
+
+def product_deleting(product):
+    """Before an ORM delete of ``product``: mark its categories' kept counts (one write).
+    Returns what ``product_deleted`` needs."""
+    return _counts().mark(product.listed_in or [])
+
+
+def product_deleted(product, moment):
+    """After an ORM delete of ``product`` (``moment``: ``product_deleting``'s): recount its
+    categories and bump its versions."""
+    try:
+        if moment is not None:
+            _counts().settle(product.listed_in or [], moment)
+    finally:
+        _versions().bump(product_scopes([(product_facts(product), None)]))
+
+
+# -- categories -------------------------------------------------------------------------
+
+
+def category_write_scopes(changed=(), renamed=(), depths=()):
+    """The scope names a category write bumps: the categories ``changed`` (ids whose page
+    shows something new: the node, its parents, a moved subtree), the breadcrumb names of
+    ``renamed`` (ids), the tree, and the navigation when one of ``depths`` (the depths,
+    before and after, of the categories written) is 0 or 1."""
+    names = {*category_scope(changed), *names_scope(renamed), TREE}
+    if any(depth <= 1 for depth in depths):
+        names.add(NAVIGATION)
+    return tuple(names)
+
+
+def categories_changed(changed=(), renamed=(), depths=()):
+    """After a category write: bump ``category_write_scopes(changed, renamed, depths)`` (one write)."""
+    return _versions().bump(category_write_scopes(changed, renamed, depths))
+
+
+def category_saved(category):
+    """After an ORM save or delete of ``category`` (a path the shop's own code does not take:
+    the admin goes through ``Category.objects``): bumps it, its parent, every category below it
+    (one read) and the names below it."""
+    below = [d["_id"] for d in catalog_model("Category").objects.collection.find(
+        {"ancestors._id": category.pk}, {"_id": 1})]
+    ancestors = [a.pk for a in category.ancestors or []]
+    categories_changed([category.pk, *below, *ancestors[-1:], *([category.parent_id] if category.parent_id else [])],
+                       renamed=[category.pk], depths=[len(ancestors)])
+
+
+def catalog_reset():
+    """After a write that empties a collection of the catalog (``delete_all``): bump the epoch,
+    every cached read (one write)."""
+    _versions().bump()

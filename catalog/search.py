@@ -34,7 +34,14 @@ def lower_title(title):
     return (title or "").casefold()
 
 
-def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
+def search_stages(text):
+    """The ``$match`` filters of a search for ``text``: ``[{"keywords": word}, ...]``, one per
+    word of ``search_words(text)``, or None when it holds no word."""
+    words = search_words(text)
+    return [{"keywords": word} for word in words] if words else None
+
+
+def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
     """The products (of ``manager``, a ``ProductManager``) that have every word of ``text``
     among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
 
@@ -55,11 +62,14 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT)
     ranks a match in the title before one in the artist, then a track,
     then the cast, then the description, and each product gets
     ``matched`` ("track: Inject The Venom").
+
+    ``refined`` (a list of filters: ``search_stages`` narrowed by chosen
+    facets, ``catalog.facets.refine``) replaces the words' filters.
     """
     words = search_words(text)
     if not words:
         return ProductQuery(manager, None, [])
-    return ProductListing(manager, [{"keywords": word} for word in words], SEARCH_SORTS[sort],
+    return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
                           page_hint=page_hint(page, per_page),
                           stages=search_ranking(words), extra_fields=RANK_FIELDS)
 

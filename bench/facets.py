@@ -70,6 +70,16 @@ def main():
     for label, url in pages():
         rows.append((label, *catalog_pages.measure(client, url, args.seconds, args.cold)))
         print(f"  measured {label}", file=sys.stderr)
+    # The counts alone over every product (uncached: outside a request), for the cost per
+    # product that a category of any size pays when cold.
+    from catalog.facets import facet_fields
+    from catalog.models import Product
+
+    started = time.perf_counter()
+    counts = Product.objects.facet_counts([{"type": "Audio Album"}], facet_fields(), {})
+    every_ms = 1000 * (time.perf_counter() - started)
+    print(f"facet counts of every product ({counts['total']}): {every_ms:.0f} ms, "
+          f"{1000 * every_ms / max(counts['total'], 1):.0f} µs a product")
     products = get_collection("products").estimated_document_count()
     print(f"{products} products; {'page':26} {'listed':>7} {'warm r/s':>9} {'warm ms':>8} {'trips':>5} "
           f"{'cold ms':>8} {'trips':>5} {'docs':>7}")

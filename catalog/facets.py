@@ -155,7 +155,9 @@ class FacetPanel:
     label, count, chosen}]``; ``in_stock`` ``{count, chosen}``; ``chosen`` (bool: anything
     chosen), ``hidden`` (``[(name, value)]``: the other parameters the form keeps) and
     ``params`` (``[(name, value)]``: the choice, for the other forms of the page to keep;
-    a tuple, so it keys a cached fragment: only known values are in it)."""
+    a tuple, so it keys a cached fragment: only known values are in it) and ``key``: what
+    the checkboxes show besides catalog data (the listing's filters, the choice, the
+    in-stock count), the key of their ``catalog_fragment``."""
 
     groups: list
     bands: list
@@ -163,6 +165,7 @@ class FacetPanel:
     chosen: bool
     hidden: list
     params: tuple = ()
+    key: tuple = ()
 
 
 def _values(pairs, chosen):
@@ -202,11 +205,12 @@ def facet_panel(params, stages, manager, keep=("sort", "q", "min_price", "max_pr
               for f in fields if f["code"] in offered]
     bands = [{"value": key, "label": label, "count": counts["bands"].get(key, 0), "chosen": key in choice.bands}
              for key, label, _low, _high in PRICE_BANDS]
+    params_chosen = tuple((code, v) for code, values in choice.values.items() for v in values) \
+        + tuple(("price", key) for key in choice.bands) + ((("in_stock", "1"),) if choice.in_stock else ())
     panel = FacetPanel(
         groups=[g for g in groups if g["values"]], bands=bands,
         in_stock={"count": in_stock, "chosen": choice.in_stock}, chosen=bool(choice),
         hidden=[(name, params[name]) for name in keep if params.get(name)],
-        params=tuple((code, v) for code, values in choice.values.items() for v in values)
-        + tuple(("price", key) for key in choice.bands) + ((("in_stock", "1"),) if choice.in_stock else ()),
+        params=params_chosen, key=(repr(stages), params_chosen, in_stock),
     )
     return panel, refine(stages, filters, fields)

@@ -57,7 +57,10 @@ def facet_indexes():
     narrowed by one of its values (``catalog.facets.refine``); for a facet attribute that
     holds a list (``details.genre``), its field alone (MongoDB cannot index two arrays of
     a document together, and ``listed_in`` is one). They follow the product types (data),
-    so no migration makes them: ``ensure_indexes`` creates them (reads the types)."""
+    so no migration makes them: ``ensure_indexes`` creates them (reads the types). With
+    them, ``{"inventory": [qty]}``: the "in stock" facet reads the sold-out SKUs
+    (``ProductManager.sold_out_skus``: ``{qty: 0}``) on every request that chooses it,
+    which without this index reads the whole inventory."""
     from .facets import facet_fields
 
     specs = []
@@ -65,7 +68,7 @@ def facet_indexes():
         keys = [(facet["field"], ASCENDING)] if facet["many"] else \
             [("listed_in", ASCENDING), (facet["field"], ASCENDING)]
         specs.append((keys, {"name": f"facet_{facet['code']}"}))
-    return {"products": specs}
+    return {"products": specs, "inventory": [([("qty", ASCENDING)], {"name": "qty"})]}
 
 
 # The sharding plan (core.mongo.sharding, docs/sharding.md): categories stay unsharded (small,

@@ -316,6 +316,7 @@ def test_ensure_indexes_creates_the_facet_indexes():
         assert [tuple(k) for k in information[options["name"]]["key"]] == [tuple(k) for k in keys]
     assert {tuple(k for k, _d in keys) for keys, _o in facet_indexes()["products"]} == {
         ("listed_in", "type"), ("details.genre",), ("listed_in", "details.artist")}
+    assert "qty" in get_collection("inventory").index_information()  # the sold-out SKUs
 
 
 def test_the_sort_form_keeps_the_choice(shelf):
@@ -325,3 +326,15 @@ def test_the_sort_form_keeps_the_choice(shelf):
     for name, value in [("genre", "Rock"), ("price", "5-10"), ("in_stock", "1")]:
         assert f'<input type="hidden" name="{name}" value="{value}">' in sort_form
     assert "Nope" not in body
+
+
+def test_the_sold_out_skus_are_read_from_the_qty_index(shelf):
+    from django.core.management import call_command
+
+    from tests.support.examined import documents_examined
+
+    call_command("ensure_indexes", verbosity=0)
+    Inventory.objects.set_stock("B", 0)
+    with count_operations() as ops:
+        assert Product.objects.sold_out_skus() == ["B"]
+    assert documents_examined(ops, "inventory") == 1  # not the whole inventory

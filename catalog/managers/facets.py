@@ -74,11 +74,12 @@ class FacetsMixin:
 
         facets = {
             "total": [*others(None), {"$count": "n"}],
-            "listed": [*others("in_stock"), {"$count": "n"}],
             "bands": [*others("price"), {"$bucket": {
                 "groupBy": "$pricing.retail", "boundaries": _BOUNDARIES, "default": _OVER,
                 "output": {"n": {"$sum": 1}}}}],
         }
+        if "in_stock" in filters:  # else "listed" is "total"
+            facets["listed"] = [*others("in_stock"), {"$count": "n"}]
         for number, facet in enumerate(fields):
             facets[f"v{number}"] = [*others(facet["code"]),
                                     {"$group": {"_id": "$" + facet["field"], "n": {"$sum": 1}}}]
@@ -87,7 +88,7 @@ class FacetsMixin:
         def read():
             result = next(iter(self.read_collection.aggregate(pipeline)), {})
             total = result.get("total") or [{"n": 0}]
-            listed = result.get("listed") or [{"n": 0}]
+            listed = result.get("listed", total) or [{"n": 0}]
             return {
                 "total": total[0]["n"], "listed": listed[0]["n"],
                 "values": {facet["code"]: _value_counts(result.get(f"v{number}", ()))

@@ -301,15 +301,24 @@ def test_the_facet_form_keeps_the_other_parameters_and_has_labels(shelf):
     assert "Clear filters" in body
 
 
-def test_ensure_indexes_creates_the_facet_indexes():
-    from io import StringIO
-
+@pytest.fixture
+def made_facet_indexes():
+    """Run ``ensure_indexes``; drop the facet indexes after the test (a test database keeps its
+    indexes from test to test, and other tests explain plans without them)."""
     from django.core.management import call_command
 
     from catalog.indexes import facet_indexes
 
-    out = StringIO()
-    call_command("ensure_indexes", stdout=out)
+    call_command("ensure_indexes", verbosity=0)
+    yield
+    for table, specs in facet_indexes().items():
+        for _keys, options in specs:
+            get_collection(table).drop_index(options["name"])
+
+
+def test_ensure_indexes_creates_the_facet_indexes(made_facet_indexes):
+    from catalog.indexes import facet_indexes
+
     information = get_collection("products").index_information()
     for keys, options in facet_indexes()["products"]:
         assert options["name"] in information, options
@@ -328,12 +337,9 @@ def test_the_sort_form_keeps_the_choice(shelf):
     assert "Nope" not in body
 
 
-def test_the_sold_out_skus_are_read_from_the_qty_index(shelf):
-    from django.core.management import call_command
-
+def test_the_sold_out_skus_are_read_from_the_qty_index(shelf, made_facet_indexes):
     from tests.support.examined import documents_examined
 
-    call_command("ensure_indexes", verbosity=0)
     Inventory.objects.set_stock("B", 0)
     with count_operations() as ops:
         assert Product.objects.sold_out_skus() == ["B"]

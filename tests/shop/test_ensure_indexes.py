@@ -25,6 +25,20 @@ def restore_indexes():
     create_indexes(indexes=CATALOG_INDEXES)
 
 
+@pytest.fixture(autouse=True)
+def facet_indexes_made():
+    """Each test starts with the facet indexes made (as after a deployment's ensure_indexes:
+    no migration makes them), and they go after it: a test database keeps its indexes, and
+    other tests explain plans without them."""
+    create_indexes(indexes=facet_indexes())
+    yield
+    for table, specs in facet_indexes().items():
+        names = get_collection(table).index_information()
+        for _keys, options in specs:
+            if options["name"] in names:
+                get_collection(table).drop_index(options["name"])
+
+
 def test_reports_every_expected_index():
     facets = [(table, options) for table, specs in facet_indexes().items() for _keys, options in specs]
     for table, options in facets:  # made by an earlier test, maybe

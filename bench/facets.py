@@ -19,14 +19,13 @@ import argparse
 import sys
 import time
 
-import catalog_pages  # noqa: E402  (sets up Django: run from the project as python bench/...)
+import catalog_pages  # sets up Django first (run from the project as python bench/...)
+from django.core.management import call_command
+from django.test import Client
 
-from django.core.management import call_command  # noqa: E402
-from django.test import Client  # noqa: E402
-
-from catalog.models import Category  # noqa: E402
-from core.mongo import get_collection  # noqa: E402
-from inventory.models import Inventory  # noqa: E402
+from catalog.models import Category
+from core.mongo import get_collection
+from inventory.models import Inventory
 
 
 def pages():

@@ -46,7 +46,7 @@ def _value_counts(rows):
     counts = {}
     for row in rows:
         values = row["_id"] if isinstance(row["_id"], list) else [row["_id"]]
-        for value in set(v for v in values if isinstance(v, str)):
+        for value in {v for v in values if isinstance(v, str)}:
             counts[value] = counts.get(value, 0) + row["n"]
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 

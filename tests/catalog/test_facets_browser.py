@@ -45,7 +45,7 @@ def fits(driver):
     assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE["width"]
 
 
-def test_choosing_facets_without_javascript(live_server, browser, chinook):  # noqa: F811
+def test_choosing_facets_without_javascript(live_server, browser, chinook):
     phone(browser)
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     browser.get(live_server.url + "/c/rock/")
@@ -71,7 +71,7 @@ def test_choosing_facets_without_javascript(live_server, browser, chinook):  # n
     assert csp_reports(browser) == []
 
 
-def test_choosing_facets_with_javascript_submits_on_each_tick(live_server, browser, chinook):  # noqa: F811
+def test_choosing_facets_with_javascript_submits_on_each_tick(live_server, browser, chinook):
     phone(browser)
     browser.get(live_server.url + "/c/rock/")
     before = listed(browser)

@@ -12,9 +12,9 @@ server refused it, or ``--check``).
 
 from django.core.management.base import BaseCommand, CommandError
 
+from catalog.indexes import facet_indexes
 from core.commandlog import log_change
 from core.mongo import get_collection
-from catalog.indexes import facet_indexes
 from core.mongo.indexes import CREATED, MISSING, ensure_index, registry
 
 

@@ -53,6 +53,27 @@ _PRODUCT_INDEXES = [
 INDEXES = {"categories": _CATEGORY_INDEXES, "products": _PRODUCT_INDEXES}
 
 
+def facet_indexes():
+    """The indexes the listings' facets declare, as ``INDEXES`` (``{"products": [(keys,
+    options), ...]}``): for the product type and each facet attribute of one value per
+    product, ``listed_in`` then its field (``facet_<code>``), which serves a category page
+    narrowed by one of its values (``catalog.facets.refine``); for a facet attribute that
+    holds a list (``details.genre``), its field alone (MongoDB cannot index two arrays of
+    a document together, and ``listed_in`` is one). They follow the product types (data),
+    so no migration makes them: ``ensure_indexes`` creates them (reads the types). With
+    them, ``{"inventory": [qty]}``: the "in stock" facet reads the sold-out SKUs
+    (``ProductManager.sold_out_skus``: ``{qty: 0}``) on every request that chooses it,
+    which without this index reads the whole inventory."""
+    from .facets import facet_fields
+
+    specs = []
+    for facet in facet_fields():
+        keys = [(facet["field"], ASCENDING)] if facet["many"] else \
+            [("listed_in", ASCENDING), (facet["field"], ASCENDING)]
+        specs.append((keys, {"name": f"facet_{facet['code']}"}))
+    return {"products": specs, "inventory": [([("qty", ASCENDING)], {"name": "qty"})]}
+
+
 # The sharding plan (core.mongo.sharding, docs/sharding.md): categories stay unsharded (small,
 # and their unique slug index would block it); products on {sku: 1}, not the Product Catalog
 # use case's (type, details.genre, sku): details.genre is an array, and a shard key's index

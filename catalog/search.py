@@ -35,7 +35,14 @@ def lower_title(title):
     return (title or "").casefold()
 
 
-def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
+def search_stages(text):
+    """The ``$match`` filters of a search for ``text``: ``[{"keywords": word}, ...]``, one per
+    word of ``search_words(text)``, or None when it holds no word."""
+    words = search_words(text)
+    return [{"keywords": word} for word in words] if words else None
+
+
+def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
     """The products (of ``manager``, a ``ProductManager``) that have every word of ``text``
     among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
 
@@ -56,17 +63,22 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT)
     ranks a match in the title before one in the artist, then a track,
     then the cast, then the description, and each product gets
     ``matched`` ("track: Inject The Venom").
+
+    ``refined`` (a list of filters: ``search_stages`` narrowed by chosen
+    facets, ``catalog.facets.refine``) replaces the words' filters.
     """
     words = search_words(text)
     if not words:
         return ProductQuery(manager, None, [])
     # By relevance, the page depends on which products have the words, their searchable text
     # and what is shown of them; by price or date on any product's (``catalog/cache.py``).
-    scope = words_scope(words) if sort == "relevance" else (PRODUCTS,)
-    return ProductListing(manager, [{"keywords": word} for word in words], SEARCH_SORTS[sort],
+    # Narrowed by facets, on any product's (a price or a genre decides what shows).
+    relevance = sort == "relevance" and not refined
+    scope = words_scope(words) if relevance else (PRODUCTS,)
+    return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
                           page_hint=page_hint(page, per_page),
                           stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
-                          shown=shown_products if sort == "relevance" else None)
+                          shown=shown_products if relevance else None)
 
 
 def suggest_query(prefix):

@@ -6,7 +6,8 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
-from .cache import TREE, category_page_scope, product_scope
+from .cache import TREE, category_page_scope, listing_scope, product_scope
+from .facets import facet_panel
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
 from .models import Category, Product, ProductType
@@ -31,8 +32,9 @@ def home(request):
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
-    in dollars; 400 with the form's errors and no filter when invalid) and paginated
-    (``?page=``). Three reads.
+    in dollars; 400 with the form's errors and no filter when invalid), narrowed by facets
+    (``?genre=Rock&price=5-10&in_stock=1``: ``catalog.facets``) and paginated
+    (``?page=``). Three reads warm; cold, the facet counts add an aggregation or two.
     """
     try:
         node = Category.objects.get_by_slug(slug)
@@ -49,9 +51,12 @@ def category(request, slug):
     if price_form.is_valid():
         # Shown (and cached, keyed by the cents) in one form whatever the URL spelled: "5", "05.0".
         price_form = PriceRangeForm.normalized(min_cents, max_cents)
+    facets, refined = facet_panel(
+        request.GET, Product.objects.listing_stages([node.pk], min_cents, max_cents), Product.objects,
+        scope=listing_scope([node.pk]))
     listing = Product.objects.listing(
         [node.pk], sort=sort, page=number, per_page=per_page,
-        min_cents=min_cents, max_cents=max_cents,
+        min_cents=min_cents, max_cents=max_cents, refined=refined if facets.chosen else None,
     )
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
@@ -67,6 +72,7 @@ def category(request, slug):
         "price_form": price_form,
         "price_key": (min_cents, max_cents) if price_form.is_valid() else None,
         "cache_scope": category_page_scope(node),
+        "facets": facets,
     }, status=200 if price_form.is_valid() else 400)
 
 
@@ -172,7 +178,7 @@ def actor(request, name):
 def search(request):
     """``/search/?q=&sort=``: products matching the words of ``q`` (see
     ``ProductManager.search``), best match first (``sort=relevance``) or ``newest``,
-    ``price``, ``-price``; each says what matched.
+    ``price``, ``-price``; each says what matched; narrowed by facets as a category page.
 
     One round trip for the results (count and page in one aggregation) plus
     the header's top categories; none for a query without words. 400 for a query over 200
@@ -189,8 +195,13 @@ def search(request):
     context = {"heading": f"Results for “{q}”" if q else "Search",
                "search_form": form, "search_query": q, "is_search": True,
                "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
+    stages = Product.objects.search_stages(q)
+    refined = None
+    if stages:
+        context["facets"], refined = facet_panel(request.GET, stages, Product.objects, scope=listing_scope())
+        refined = refined if context["facets"].chosen else None
     results = Product.objects.search(
-        q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort
+        q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort, refined=refined
     )
     return _product_list(request, results, context)
 

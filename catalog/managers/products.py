@@ -32,9 +32,10 @@ from ..cache import (ISSUED, PRODUCTS, cached, category_scope, crossing_scope, p
                      savings_scope, shown_products)
 from ..cards import CardList
 from ..ranking import what_matched
-from ..search import DEFAULT_SEARCH_SORT, search_listing, suggest_query
+from ..search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 from ..tree import listed_in
 from ..variants import apply_to_document, line_title, sellable_skus
+from .facets import FacetsMixin
 from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
 from .siblings import catalog_model
@@ -49,7 +50,7 @@ MOST_PCT_SAVINGS = 100
 NEWEST_FIRST_WINDOW_DAYS = 90
 
 
-class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
+class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
     """The "Product Catalog" use case's reads; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_sku(self, sku):
@@ -156,10 +157,18 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         cursor = self.read_collection.find(match, projection)
         return (cursor.sort(sort) if sort else cursor).limit(1).explain()
 
+    def listing_stages(self, category_ids, min_cents=None, max_cents=None):
+        """The filters of a category page (``listing``'s, without facets) as a list of
+        ``$match`` filters, for its facets (``catalog.facets.facet_panel``)."""
+        return [category_match(list(category_ids), min_cents, max_cents)]
+
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
-                min_cents=None, max_cents=None):
+                min_cents=None, max_cents=None, refined=None):
         """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
         with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
+        ``refined``: the page's filters narrowed by chosen facets (a list of ``$match``
+        filters from ``catalog.facets.facet_panel``), which replace those; then the count and
+        the page come from one aggregation (a ``ProductListing``).
 
         Returns a sequence for ``django.core.paginator.Paginator``; ``page`` and
         ``per_page`` tell it which page will be asked for. A category page
@@ -172,6 +181,9 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         Raises KeyError for an unknown sort.
         """
         category_ids = list(category_ids)
+        if refined:  # narrowed by facets: cold with the categories' listing, as its counts
+            return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
+                                  scope=category_scope(category_ids))
         match = category_match(category_ids, min_cents, max_cents)
         scope = category_scope(category_ids)
         if len(category_ids) == 1 and min_cents is None and max_cents is None:
@@ -431,16 +443,23 @@ class ProductManager(ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin
         match = {"type": settings.CATALOG_ACTOR_TYPE, "details.actor": str(actor)}
         return ProductQuery(self, match, SORTS["newest"])
 
-    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT):
+    def search_stages(self, text):
+        """The ``$match`` filters of a search for ``text`` (a list, one per word), or None
+        when it holds no word: for its facets (``catalog.facets.facet_panel``)."""
+        return search_stages(text)
+
+    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
         """Products that have every word of ``text`` (a shopper's query) among their
         keywords, best match first (``sort="relevance"``) or by a key of ``SEARCH_SORTS``.
+        ``refined``: the search's filters narrowed by chosen facets (``search_stages`` then
+        ``catalog.facets.facet_panel``), which replace the words' own.
 
         Each product says what matched (``matched``). Returns a
         ``ProductListing`` (one round trip for count and page), or an empty
         ``ProductQuery`` (none) when ``text`` holds no word; KeyError for an
         unknown ``sort``. See ``search.search_listing``.
         """
-        return search_listing(self, text, page=page, per_page=per_page, sort=sort)
+        return search_listing(self, text, page=page, per_page=per_page, sort=sort, refined=refined)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.

@@ -15,7 +15,7 @@ BOUND = 20.0
 PAGES = ["/", "/c/rock/", "/p/CHK-0001/", "/search/", "/search/suggest/", "/deals/", "/genre/Rock/",
          "/artist/AC-DC/", "/cart/", "/account/login/", "/account/signup/", "/account/password/reset/"]
 PARAMETERS = ["q", "page", "sort", "min_price", "max_price", "min", "type", "next", "unknown",
-              "email__regex", "$where"]
+              "email__regex", "$where", "genre", "artist", "price", "in_stock"]
 
 
 def answered(method, url, data=None, **extra):

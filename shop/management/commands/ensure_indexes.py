@@ -2,7 +2,8 @@
 
 The indexes are the registry's (``core.mongo.indexes.registry``: every
 app's ``indexes.py``, analytics' ``events`` and ``stats.*`` included), which
-``migrate`` creates. This command checks all of them and creates what is
+``migrate`` creates, and those the product types' facets declare
+(``catalog.indexes.facet_indexes``), which only this command creates. This command checks all of them and creates what is
 missing (an index dropped by hand, a database restored without indexes), so
 it is safe to run at every deployment (idempotent). Each index is reported as
 created, present or missing. Exits non-zero when an index is missing (the
@@ -11,6 +12,7 @@ server refused it, or ``--check``).
 
 from django.core.management.base import BaseCommand, CommandError
 
+from catalog.indexes import facet_indexes
 from core.commandlog import log_change
 from core.mongo import get_collection
 from core.mongo.indexes import CREATED, MISSING, ensure_index, registry
@@ -27,7 +29,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         alias, create = options["database"], not options["check"]
         failures, counts = [], {"created": 0, "present": 0, "missing": 0}
-        for table, indexes in registry().items():
+        declared = registry()
+        for table, indexes in facet_indexes().items():
+            declared[table] = declared.get(table, []) + indexes
+        for table, indexes in declared.items():
             collection = get_collection(table, alias)
             for keys, index_options in indexes:
                 status, detail = ensure_index(collection, keys, index_options, create=create)

@@ -171,7 +171,8 @@ class FacetPanel:
     ``params`` (``[(name, value)]``: the choice, for the other forms of the page to keep;
     a tuple, so it keys a cached fragment: only known values are in it) and ``key``: what
     the checkboxes show besides catalog data (the listing's filters, the choice, the
-    in-stock count), the key of their ``catalog_fragment``."""
+    in-stock count), the key of their ``catalog_fragment``, whose scope is ``scope`` (the
+    listing's, ``catalog.cache.listing_scope``)."""
 
     groups: list
     bands: list
@@ -180,6 +181,7 @@ class FacetPanel:
     hidden: list
     params: tuple = ()
     key: tuple = ()
+    scope: tuple = ()
 
 
 def _values(pairs, chosen):
@@ -227,6 +229,6 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
         groups=[g for g in groups if g["values"]], bands=bands,
         in_stock={"count": in_stock, "chosen": choice.in_stock}, chosen=bool(choice),
         hidden=[(name, params[name]) for name in keep if params.get(name)],
-        params=params_chosen, key=(repr(stages), params_chosen, in_stock),
+        params=params_chosen, key=(repr(stages), params_chosen, in_stock), scope=tuple(scope),
     )
     return panel, refine(stages, filters, fields)

@@ -20,7 +20,7 @@ What a change of a type does to the products already stored
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from pymongo import ASCENDING, UpdateOne
+from pymongo import UpdateOne
 
 from core.mongo.collections import MongoCollectionMixin
 
@@ -31,30 +31,29 @@ from .siblings import bump_catalog_version, catalog_model
 class ProductTypeManager(MongoCollectionMixin, models.Manager):
     """Reads of product types by name (cached) and their writes with the products they change."""
 
-    def _document(self, name):
-        return self.read_collection.find_one({"name": str(name)})
+    def _documents(self):
+        """Every type's document, ``{name: document}``: one read, cached with the catalog's epoch
+        (which a type's save bumps), so a request reads the types once whatever it asks of
+        them (a shop has a handful of types; outside a request, one read each call)."""
+        return cached("product-types", (), lambda: {
+            d["name"]: d for d in self.read_collection.find({})}, scope=())
 
     def by_name(self, name):
-        """The ProductType named ``name`` (str), or None: one read, cached for the request's
-        catalog's epoch, which a type's save bumps (no read when cached)."""
-        document = cached("product-type", str(name), lambda: self._document(name), scope=())
+        """The ProductType named ``name`` (str), or None (``_documents``: no read when cached)."""
+        document = self._documents().get(str(name))
         return None if document is None else self.from_document(dict(document))
 
     def by_names(self, names):
-        """``{name: ProductType}`` of those of ``names`` that exist: one read (none for no names)."""
+        """``{name: ProductType}`` of those of ``names`` that exist (``_documents``)."""
         names = sorted({str(n) for n in names})
         if not names:
             return {}
-        documents = cached("product-types", tuple(names),
-                           lambda: list(self.read_collection.find({"name": {"$in": names}})), scope=())
-        return {d["name"]: self.from_document(dict(d)) for d in documents}
+        documents = self._documents()
+        return {n: self.from_document(dict(documents[n])) for n in names if n in documents}
 
     def names(self):
-        """Every type's name, sorted (one read, cached): the choices of a product's type."""
-        def read():
-            cursor = self.read_collection.find({}, {"name": 1}).sort("name", ASCENDING)
-            return [d["name"] for d in cursor]
-        return cached("product-type-names", (), read, scope=())
+        """Every type's name, sorted (``_documents``): the choices of a product's type."""
+        return sorted(self._documents())
 
     def clean_products(self, products):
         """``products`` (Product instances) as a list, each one's ``details`` replaced by the

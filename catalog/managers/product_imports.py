@@ -9,6 +9,7 @@ reads the checks need, each of ``SKUS_PER_READ`` SKUs at a time.
 
 from pymongo import ASCENDING, InsertOne, UpdateOne
 
+from ..fields import as_stored
 from ..keywords import document_keywords
 from ..search import lower_title
 from ..tree import listed_in
@@ -77,7 +78,8 @@ class ProductImportsMixin:
         ``SKUS_PER_READ`` SKUs each. Returns ``{"created": [skus], "updated": [skus],
         "unchanged": [skus]}``.
         """
-        rows = list(rows)
+        # Dates as pymongo reads them back (naive UTC), so that an unchanged row equals its document.
+        rows = [as_stored(r) for r in rows]
         stored = {d["sku"]: d for d in _by_sku(self.collection, [r["sku"] for r in rows])}
         category_ids = {c for r in rows for c in r.get("categories") or ()}
         category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
@@ -124,7 +126,7 @@ class ProductImportsMixin:
         ``bulk_write`` of a ``$set`` of ``variants`` per changed product, and the catalog's
         version bumped. Returns ``{"created": [skus], "updated": [skus], "unchanged": [skus],
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
-        entries = list(entries)
+        entries = [(product_sku, as_stored(entry)) for product_sku, entry in entries]  # dates naive UTC, as read
         stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries],
                                                {"sku": 1, "variants": 1, "pricing": 1})}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}

@@ -165,9 +165,19 @@ class ProductImportsMixin:
             found.update(d.get("skus") or ())
         return found & set(skus)
 
-    def covers_of(self, skus):
-        """``{product SKU: stored cover name ("" for none)}`` of the products among ``skus`` (one read)."""
-        return {d["sku"]: d.get("image") or "" for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1})}
+    def images_of(self, skus):
+        """``{product SKU: (product id, [stored image names in position order])}`` of the products
+        among ``skus``: their ``images`` (``catalog/gallery.py``), or their ``image`` alone for a
+        product whose cover was set before it kept ``images`` (reads of ``SKUS_PER_READ`` SKUs)."""
+        found = {}
+        for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1, "images.path": 1}):
+            paths = [i["path"] for i in d.get("images") or [] if i.get("path")]
+            found[d["sku"]] = (d["_id"], paths or ([d["image"]] if d.get("image") else []))
+        return found
+
+    def ids_of(self, skus):
+        """``{product SKU: product id}`` of the products among ``skus`` (reads of ``SKUS_PER_READ`` SKUs)."""
+        return {d["sku"]: d["_id"] for d in _by_sku(self.collection, skus, {"sku": 1})}
 
     def variant_owners(self, skus):
         """``{variant SKU: its product's SKU}`` for the SKUs among ``skus`` that are variants

@@ -157,13 +157,15 @@ class ProductImportsMixin:
         return report
 
     def known_skus(self, skus):
-        """The SKUs among ``skus`` that name a product or a variant: reads of ``SKUS_PER_READ``
-        SKUs on the ``skus`` index (a product's SKU and its variants')."""
-        skus = list({str(s) for s in skus})
-        found = set()
-        for d in _by_sku(self.collection, skus, {"skus": 1}, field="skus"):
-            found.update(d.get("skus") or ())
-        return found & set(skus)
+        """``{sku: True}`` for a SKU among ``skus`` that is sold by itself (a variant, or a product
+        without variants), ``{sku: False}`` for a product with variants (sold as its variants:
+        ``catalog/variants.py``); SKUs that name nothing are left out. Reads of
+        ``SKUS_PER_READ`` SKUs on the ``skus`` index (a product's SKU and its variants')."""
+        wanted, found = {str(s) for s in skus}, {}
+        for d in _by_sku(self.collection, wanted, {"sku": 1, "skus": 1, "variants.sku": 1}, field="skus"):
+            for sku in wanted.intersection(d.get("skus") or ()):
+                found[sku] = sku != d["sku"] or not d.get("variants")
+        return found
 
     def images_of(self, skus):
         """``{product SKU: (product id, [stored image names in position order])}`` of the products

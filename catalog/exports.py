@@ -58,6 +58,13 @@ def _attributes(product_types):
     return {t.name: {attr(a, "code"): a for a in t.attributes} for t in product_types}
 
 
+def _images(document):
+    """The ``images`` cell of a product: its images' stored names in order (``|`` between), or
+    its cover alone for a product that keeps no ``images``."""
+    paths = [i["path"] for i in document.get("images") or [] if i.get("path")]
+    return cells.SEPARATOR.join(paths) if paths else document.get("image") or ""
+
+
 def product_rows(documents, attributes, paths, stock):
     """The rows (``{column: text}``) of the product ``documents``: each product, then its
     variants. ``attributes``: ``{type name: {code: attribute}}``; ``paths``: ``{category
@@ -71,7 +78,7 @@ def product_rows(documents, attributes, paths, stock):
             "description": d.get("description", ""),
             "categories": cells.SEPARATOR.join(paths[c] for c in d.get("categories") or [] if c in paths),
             "list_price": cells.dollars(pricing.get("list", 0)), "price": cells.dollars(pricing.get("retail", 0)),
-            "stock": stock.get(d["sku"], ""), "images": d.get("image") or "",
+            "stock": stock.get(d["sku"], ""), "images": _images(d),
         }
         for code, value in (d.get("details") or {}).items():
             if not code.startswith("_") and code in kind:

@@ -33,15 +33,17 @@ def _aware(value):
     return value
 
 
-def _naive(value):
-    """``value`` with every aware datetime in it as the naive UTC datetime pymongo reads back,
-    so that a document built for a write equals the one read (``Product.objects.sync``)."""
+def as_stored(value):
+    """``value`` (a datetime, or a dict or list holding some) with every aware datetime in it
+    as the naive UTC datetime pymongo reads back, so that a document built for a write
+    equals the one read (``Product.objects.sync``, ``Product.objects.import_products``).
+    Returns a new dict or list; other values as they are."""
     if isinstance(value, datetime.datetime):
         return value if value.tzinfo is None else value.astimezone(datetime.UTC).replace(tzinfo=None)
     if isinstance(value, dict):
-        return {key: _naive(item) for key, item in value.items()}
+        return {key: as_stored(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_naive(item) for item in value]
+        return [as_stored(item) for item in value]
     return value
 
 
@@ -64,10 +66,10 @@ class SubdocumentField(models.JSONField):
         return value
 
     def get_db_prep_value(self, value, connection, prepared=False):
-        return _naive(value)
+        return as_stored(value)
 
     def get_db_prep_save(self, value, connection):
-        return _naive(value)
+        return as_stored(value)
 
     def validate(self, value, model_instance):
         if value is not None and not isinstance(value, dict):

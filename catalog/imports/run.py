@@ -100,9 +100,10 @@ class _Checks:
             self.flush()
 
     def flush(self):
-        """The batch's checks against the database: a feed's SKUs exist; a product's SKU is no
+        """The batch's checks against the database: a feed's SKUs exist and are sold by
+        themselves (not a product with variants); a product's SKU is no
         stored variant's and a variant's no stored product's nor another product's variant;
-        a cover is the stored one or a file in the media folder. A read per 100 SKUs each."""
+        each image is a stored one of the product or a file in the media folder. A read per 100 SKUs each."""
         rows = [r for r in self.batch if isinstance(r, (ProductRow, VariantRow))]
         if rows:
             owners = Product.objects.variant_owners([r.sku for r in rows])
@@ -122,15 +123,19 @@ class _Checks:
             for r in feed:
                 if r.sku not in known:
                     self.refuse(r.line, "sku", f"no product or variant with SKU {r.sku}")
+                elif not known[r.sku]:  # its pricing is its cheapest variant's; it has no stock
+                    self.refuse(r.line, "sku", f"{r.sku} is sold as its variants: give their SKUs")
         with_images = [r for r in self.batch if isinstance(r, ProductRow) and r.images and r.line not in self.bad_lines]
         if with_images:
-            covers = Product.objects.covers_of([r.sku for r in with_images])
+            stored = Product.objects.images_of([r.sku for r in with_images])
             for r in with_images:
-                if covers.get(r.sku) != r.images[0]:
-                    try:
-                        image_source(r.images[0], self.media_dir)
-                    except ImageError as error:
-                        self.refuse(r.line, "images", str(error))
+                kept = stored.get(r.sku, (None, []))[1]
+                try:
+                    for cell in r.images:
+                        if cell not in kept:
+                            image_source(cell, self.media_dir)
+                except ImageError as error:
+                    self.refuse(r.line, "images", str(error))
         self.batch = []
 
     def finish(self):

@@ -7,8 +7,10 @@ kept counts, and bumps the catalog's version), variants through
 ``Product.objects.import_prices``, and every stock level through
 ``Inventory.objects.set_stock_many`` (compare-and-set on the available
 quantity: the carts' reservations stay and ``qty + carted + sold = stocked``
-holds). Covers are copied from the operator's media folder into Django's
-default storage.
+holds). Images are copied from the operator's media folder into Django's
+default storage and become the product's ``ProductImage``s, in the cell's order
+(``ProductImage.objects.replace_many``, which keeps the copy on the product's
+document as ``sync`` does; ``catalog/gallery.py``).
 """
 
 import os
@@ -19,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.core.files import File
 from django.core.files.storage import default_storage
 
+from catalog.gallery import ProductImage
 from catalog.images import validate_cover
 from catalog.models import Product
 from inventory.models import Inventory
@@ -52,11 +55,15 @@ def image_source(path, media_dir):
     return source
 
 
-def store_cover(source):
-    """Copy the image file ``source`` into the default storage under ``covers/``; returns the
-    stored name (what ``Product.image`` holds)."""
+def store_image(source):
+    """Copy the image file ``source`` into the default storage where ``ProductImage.image`` keeps
+    its files (``products/``); returns the stored name."""
     with open(source, "rb") as handle:
-        return default_storage.save(f"covers/{os.path.basename(source)}", File(handle))
+        return default_storage.save(_image_name(source), File(handle))
+
+
+def _image_name(source):
+    return ProductImage.image.field.generate_filename(None, os.path.basename(source))
 
 
 class Writer:
@@ -69,36 +76,39 @@ class Writer:
         self.report, self.dry_run, self.media_dir, self.mark = report, dry_run, media_dir, mark
 
     def products(self, rows):
-        """Create or update the ``ProductRow``s of a batch, then their stock."""
-        fields = []
-        for row in rows:
-            document = dict(row.fields)
-            if row.images:
-                document["image"] = row.images[0]
-            fields.append(document)
-        covers = self._covers(rows)
-        for document in fields:
-            if document.get("image") in covers:
-                document["image"] = covers[document["image"]]
-        done = Product.objects.import_products(fields, dry_run=self.dry_run, mark=self.mark)
+        """Create or update the ``ProductRow``s of a batch, then their images, then their stock.
+        A product whose images alone change counts as changed."""
+        images = self._images(rows)
+        done = Product.objects.import_products([row.fields for row in rows], dry_run=self.dry_run, mark=self.mark)
+        moved = [sku for sku in done["unchanged"] if sku in images]
+        done["unchanged"] = [sku for sku in done["unchanged"] if sku not in images]
+        done["updated"] = done["updated"] + moved
+        if images and not self.dry_run:
+            ids = Product.objects.ids_of(list(images))
+            ProductImage.objects.replace_many({ids[sku]: paths for sku, paths in images.items() if sku in ids})
         self.report.count_products(done)
         self.stock({row.sku: row.stock for row in rows if row.stock is not None}
                    | {sku: 0 for sku in done["created"] if sku not in {r.sku for r in rows if r.stock is not None}})
 
-    def _covers(self, rows):
-        """``{cell: stored name}`` for the first image of each row that is not already its stored
-        cover (those are copied into storage, unless a dry run)."""
-        wanted = {row.sku: row.images[0] for row in rows if row.images}
+    def _images(self, rows):
+        """``{product SKU: [stored names]}`` of the rows whose images differ from the stored ones
+        (in order): a cell naming a stored image keeps it, any other is a file of the media
+        folder, copied into storage (unless a dry run). One read."""
+        wanted = {row.sku: row.images for row in rows if row.images}
         if not wanted:
             return {}
-        stored = Product.objects.covers_of(list(wanted))
-        covers = {}
-        for sku, cell in wanted.items():
-            if stored.get(sku) == cell:
+        stored = Product.objects.images_of(list(wanted))
+        changed = {}
+        for sku, cells_ in wanted.items():
+            kept = stored.get(sku, (None, []))[1]
+            if cells_ == kept:
                 continue
-            source = image_source(cell, self.media_dir)
-            covers[cell] = f"covers/{source.name}" if self.dry_run else store_cover(source)
-        return covers
+            changed[sku] = [cell if cell in kept else self._store(cell) for cell in cells_]
+        return changed
+
+    def _store(self, cell):
+        source = image_source(cell, self.media_dir)
+        return _image_name(source) if self.dry_run else store_image(source)
 
     def variants(self, rows):
         """Add or update the ``VariantRow``s of a batch, then their stock."""

@@ -6,6 +6,7 @@ order, ``image`` the first's path) whenever they change: ``sync``.
 """
 
 from django.db import models
+from pymongo import UpdateOne
 
 from core.mongo.collections import MongoCollectionMixin
 
@@ -37,3 +38,30 @@ class ProductImageManager(MongoCollectionMixin, models.Manager):
                             {"$set": {"images": images, "image": images[0]["path"] if images else ""}})
         writes.product_shown_changed(product)
         return images
+
+    def replace_many(self, paths_by_product):
+        """Make the images of each product ``paths_by_product`` names (``{product id (ObjectId):
+        [stored name, ...]}``, in position order, names as ``ProductImage.image`` holds them)
+        exactly those (an image the product had keeps its alt text, a new one has none), and
+        copy them into the products' documents as ``sync`` does (``images``, and ``image``
+        the first's). For a bulk import (``catalog/imports/write.py``): round trips that do not
+        grow with the batch: one read, one delete, one insert, one ``bulk_write`` of the
+        products, then the catalog's version bumped. Returns nothing."""
+        if not paths_by_product:
+            return
+        ids = list(paths_by_product)
+        alts = {(d["product_id"], d.get("image")): d.get("alt") or "" for d in
+                self.collection.find({"product_id": {"$in": ids}}, {"product_id": 1, "image": 1, "alt": 1})}
+        documents = [{"product_id": product_id, "image": str(path), "alt": alts.get((product_id, str(path)), ""),
+                      "position": position}
+                     for product_id, paths in paths_by_product.items() for position, path in enumerate(paths)]
+        self.collection.delete_many({"product_id": {"$in": ids}})
+        if documents:
+            self.collection.insert_many(documents)
+        copies = {}
+        for document in documents:
+            copies.setdefault(document["product_id"], []).append({"path": document["image"], "alt": document["alt"]})
+        self.get_collection("products").bulk_write([UpdateOne({"_id": product_id}, {"$set": {
+            "images": copies.get(product_id, []), "image": copies[product_id][0]["path"] if copies.get(product_id) else ""}})
+            for product_id in ids], ordered=False)
+        bump_catalog_version()

@@ -9,6 +9,7 @@ reads the checks need, each of ``SKUS_PER_READ`` SKUs at a time.
 
 from pymongo import ASCENDING, InsertOne, UpdateOne
 
+from ..fields import as_stored
 from ..keywords import document_keywords
 from ..search import lower_title
 from ..tree import listed_in
@@ -77,7 +78,8 @@ class ProductImportsMixin:
         ``SKUS_PER_READ`` SKUs each. Returns ``{"created": [skus], "updated": [skus],
         "unchanged": [skus]}``.
         """
-        rows = list(rows)
+        # Dates as pymongo reads them back (naive UTC), so that an unchanged row equals its document.
+        rows = [as_stored(r) for r in rows]
         stored = {d["sku"]: d for d in _by_sku(self.collection, [r["sku"] for r in rows])}
         category_ids = {c for r in rows for c in r.get("categories") or ()}
         category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
@@ -124,7 +126,7 @@ class ProductImportsMixin:
         ``bulk_write`` of a ``$set`` of ``variants`` per changed product, and the catalog's
         version bumped. Returns ``{"created": [skus], "updated": [skus], "unchanged": [skus],
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
-        entries = list(entries)
+        entries = [(product_sku, as_stored(entry)) for product_sku, entry in entries]  # dates naive UTC, as read
         stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries],
                                                {"sku": 1, "variants": 1, "pricing": 1})}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
@@ -155,17 +157,29 @@ class ProductImportsMixin:
         return report
 
     def known_skus(self, skus):
-        """The SKUs among ``skus`` that name a product or a variant: reads of ``SKUS_PER_READ``
-        SKUs on the ``skus`` index (a product's SKU and its variants')."""
-        skus = list({str(s) for s in skus})
-        found = set()
-        for d in _by_sku(self.collection, skus, {"skus": 1}, field="skus"):
-            found.update(d.get("skus") or ())
-        return found & set(skus)
+        """``{sku: True}`` for a SKU among ``skus`` that is sold by itself (a variant, or a product
+        without variants), ``{sku: False}`` for a product with variants (sold as its variants:
+        ``catalog/variants.py``); SKUs that name nothing are left out. Reads of
+        ``SKUS_PER_READ`` SKUs on the ``skus`` index (a product's SKU and its variants')."""
+        wanted, found = {str(s) for s in skus}, {}
+        for d in _by_sku(self.collection, wanted, {"sku": 1, "skus": 1, "variants.sku": 1}, field="skus"):
+            for sku in wanted.intersection(d.get("skus") or ()):
+                found[sku] = sku != d["sku"] or not d.get("variants")
+        return found
 
-    def covers_of(self, skus):
-        """``{product SKU: stored cover name ("" for none)}`` of the products among ``skus`` (one read)."""
-        return {d["sku"]: d.get("image") or "" for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1})}
+    def images_of(self, skus):
+        """``{product SKU: (product id, [stored image names in position order])}`` of the products
+        among ``skus``: their ``images`` (``catalog/gallery.py``), or their ``image`` alone for a
+        product whose cover was set before it kept ``images`` (reads of ``SKUS_PER_READ`` SKUs)."""
+        found = {}
+        for d in _by_sku(self.collection, skus, {"sku": 1, "image": 1, "images.path": 1}):
+            paths = [i["path"] for i in d.get("images") or [] if i.get("path")]
+            found[d["sku"]] = (d["_id"], paths or ([d["image"]] if d.get("image") else []))
+        return found
+
+    def ids_of(self, skus):
+        """``{product SKU: product id}`` of the products among ``skus`` (reads of ``SKUS_PER_READ`` SKUs)."""
+        return {d["sku"]: d["_id"] for d in _by_sku(self.collection, skus, {"sku": 1})}
 
     def variant_owners(self, skus):
         """``{variant SKU: its product's SKU}`` for the SKUs among ``skus`` that are variants

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from PIL import Image
 
+from catalog.models import ProductImage
 from core import mongo
 from inventory.models import Inventory
 
@@ -96,12 +97,49 @@ def test_a_cover_from_the_media_folder(tree, tmp_path, settings):
     with pytest.raises(CommandError, match="outside the media folder"):
         run(write_csv(tmp_path / "s.csv", [album_row(1, images="../p.csv")]), "--media-dir", str(tmp_path / "photos"))
     assert "1 created" in run(path, "--media-dir", str(tmp_path / "photos"))
-    stored = mongo.get_collection("products").find_one({"sku": "IMP-00001"})["image"]
-    assert stored.startswith("covers/one") and (tmp_path / "media" / stored).exists()
+    document = mongo.get_collection("products").find_one({"sku": "IMP-00001"})
+    stored = document["image"]
+    assert stored.startswith("products/one") and (tmp_path / "media" / stored).exists()
+    assert document["images"] == [{"path": stored, "alt": ""}]
+    assert [(i.image.name, i.position) for i in ProductImage.objects.filter(product_id=document["_id"])] == [(stored, 0)]
     out = StringIO()
     call_command("export_products", "--category", "Music", stdout=out)
     (tmp_path / "export.csv").write_text(out.getvalue(), encoding="utf-8")
     assert "0 changed, 1 unchanged" in run(str(tmp_path / "export.csv"))  # its stored cover: no --media-dir needed
+
+
+def test_several_images_become_the_products_images_in_order(tree, tmp_path, settings):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    (tmp_path / "photos").mkdir()
+    for name, colour in (("front.jpg", "red"), ("back.jpg", "blue"), ("inside.jpg", "green")):
+        Image.new("RGB", (300, 300), colour).save(tmp_path / "photos" / name, "JPEG")
+    media = ("--media-dir", str(tmp_path / "photos"))
+    assert "1 created" in run(write_csv(tmp_path / "p.csv", [album_row(1, images="front.jpg|back.jpg")]), *media)
+    document = mongo.get_collection("products").find_one({"sku": "IMP-00001"})
+    paths = [i["path"] for i in document["images"]]
+    assert paths[0].startswith("products/front") and paths[1].startswith("products/back")
+    assert len(paths) == 2 and document["image"] == paths[0]
+    assert [(i.image.name, i.position) for i in ProductImage.objects.filter(product_id=document["_id"])] == [
+        (paths[0], 0), (paths[1], 1)]
+    out = StringIO()
+    call_command("export_products", "--category", "Music", stdout=out)
+    exported = next(csv.DictReader(StringIO(out.getvalue())))
+    assert exported["images"] == "|".join(paths)
+    (tmp_path / "export.csv").write_text(out.getvalue(), encoding="utf-8")
+    before = snapshot()
+    assert "0 changed, 1 unchanged" in run(str(tmp_path / "export.csv"))
+    assert snapshot() == before
+    ProductImage.objects.filter(product_id=document["_id"], position=0).update(alt="The front cover")
+    ProductImage.objects.sync(document["_id"])
+    # Reordered, one added: only the new file is copied; the images are the cell's, in its order.
+    cell = f"{paths[1]}|inside.jpg|{paths[0]}"
+    assert "0 created, 1 changed" in run(write_csv(tmp_path / "q.csv", [album_row(1, images=cell)]), *media)
+    document = mongo.get_collection("products").find_one({"sku": "IMP-00001"})
+    now = [i["path"] for i in document["images"]]
+    assert now[0] == paths[1] and now[2] == paths[0] and now[1].startswith("products/inside")
+    assert document["image"] == paths[1] and document["images"][2]["alt"] == "The front cover"  # kept
+    assert [(i.image.name, i.alt) for i in ProductImage.objects.filter(product_id=document["_id"])] == [
+        (now[0], ""), (now[1], ""), (now[2], "The front cover")]
 
 
 def test_a_decompression_bomb_is_refused(tree, tmp_path, monkeypatch):

@@ -87,3 +87,17 @@ def test_an_unknown_sku_is_a_bad_row_and_changes_nothing(catalog, tmp_path):
     with pytest.raises(CommandError, match="line 2, column stock: a stock cannot be negative"):
         feed(tmp_path, [{"sku": "IMP-00001", "stock": "-1"}])
     assert snapshot() == before
+
+
+def test_a_product_with_variants_is_priced_and_stocked_through_its_variants(catalog, tmp_path):
+    call_command("import_products", write_csv(tmp_path / "v.csv", [{
+        "sku": "IMP-00001-LP", "type": "Audio Album", "variant_of": "IMP-00001", "price": "19.99", "stock": "2",
+        "details.format": "Vinyl"}]), stdout=StringIO())
+    before = snapshot()
+    with pytest.raises(CommandError, match="line 2, column sku: IMP-00001 is sold as its variants: give their SKUs"):
+        feed(tmp_path, [{"sku": "IMP-00001", "price": "1.00"}, {"sku": "IMP-00001-LP", "price": "18.00"}])
+    assert snapshot() == before
+    assert "1 changed" in feed(tmp_path, [{"sku": "IMP-00001-LP", "price": "18.00", "stock": "4"}])
+    product = mongo.get_collection("products").find_one({"sku": "IMP-00001"})
+    assert product["pricing"]["retail"] == 1800 and product["variants"][0]["pricing"]["retail"] == 1800
+    assert Inventory.objects.available("IMP-00001-LP") == 4

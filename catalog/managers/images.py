@@ -46,7 +46,7 @@ class ProductImageManager(MongoCollectionMixin, models.Manager):
         copy them into the products' documents as ``sync`` does (``images``, and ``image``
         the first's). For a bulk import (``catalog/imports/write.py``): round trips that do not
         grow with the batch: one read, one delete, one insert, one ``bulk_write`` of the
-        products, then the catalog's version bumped. Returns nothing."""
+        products, one read of their SKUs and categories, then their versions bumped. Returns nothing."""
         if not paths_by_product:
             return
         ids = list(paths_by_product)
@@ -61,7 +61,8 @@ class ProductImageManager(MongoCollectionMixin, models.Manager):
         copies = {}
         for document in documents:
             copies.setdefault(document["product_id"], []).append({"path": document["image"], "alt": document["alt"]})
-        self.get_collection("products").bulk_write([UpdateOne({"_id": product_id}, {"$set": {
+        products = self.get_collection("products")
+        products.bulk_write([UpdateOne({"_id": product_id}, {"$set": {
             "images": copies.get(product_id, []), "image": copies[product_id][0]["path"] if copies.get(product_id) else ""}})
             for product_id in ids], ordered=False)
-        bump_catalog_version()
+        writes.product_shown_changed(*products.find({"_id": {"$in": ids}}, {"sku": 1, "listed_in": 1}))

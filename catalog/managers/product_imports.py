@@ -10,11 +10,9 @@ reads the checks need, each of ``SKUS_PER_READ`` SKUs at a time.
 from pymongo import ASCENDING, InsertOne, UpdateOne
 
 from ..fields import as_stored
-from ..keywords import document_keywords
-from ..search import lower_title
-from ..tree import listed_in
 from ..variants import apply_to_document
-from .siblings import bump_catalog_version, catalog_model
+from . import writes as catalog_writes
+from .siblings import catalog_model
 
 
 def _new_pricing(pricing, given):
@@ -72,7 +70,7 @@ class ProductImportsMixin:
         cover or ``variants``, stays as it is). ``title_lower``, ``keywords`` and
         ``listed_in`` are recomputed as ``save()`` does, the categories whose products
         change are marked and recounted around the write (``ListingCount.objects.changing``)
-        and the catalog's version is bumped after it; with ``mark`` (the ``mark`` of
+        and the versions of what changed are bumped after it (``writes.products_written``); with ``mark`` (the ``mark`` of
         ``ListingCount.objects.changing_in_steps``, for an import of many batches) they are
         only marked, and recounted once at the end of the import. The reads are of
         ``SKUS_PER_READ`` SKUs each. Returns ``{"created": [skus], "updated": [skus],
@@ -84,17 +82,15 @@ class ProductImportsMixin:
         category_ids = {c for r in rows for c in r.get("categories") or ()}
         category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
         ancestors = self._category_ancestors(category_ids)
-        writes, relisted = [], set()
+        writes, relisted, changes = [], set(), []
         report = {"created": [], "updated": [], "unchanged": []}
         for row in rows:
             current = stored.get(row["sku"])
             base = current or {"description": "", "categories": [], "shipping": None, "image": ""}
             document = {**base, **row}
-            document["title_lower"] = lower_title(document["title"])
-            document["keywords"] = document_keywords(document)
-            document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
-            apply_to_document(document)  # skus, and a product with variants priced as its cheapest
+            catalog_writes.derive_product_fields(document, ancestors)
             if current is None:
+                changes.append((None, catalog_writes.facts(document)))
                 writes.append(InsertOne(document))
                 relisted.update(document["listed_in"])
                 report["created"].append(row["sku"])
@@ -106,6 +102,7 @@ class ProductImportsMixin:
             if "listed_in" in changed:
                 relisted.update(current.get("listed_in") or [], document["listed_in"])
             writes.append(UpdateOne({"_id": current["_id"]}, {"$set": changed}))
+            changes.append((catalog_writes.facts(current), catalog_writes.facts(document)))
             report["updated"].append(row["sku"])
         if writes and not dry_run:
             try:
@@ -116,7 +113,7 @@ class ProductImportsMixin:
                     with _counts().changing(relisted):
                         self.collection.bulk_write(writes, ordered=False)
             finally:
-                bump_catalog_version()
+                catalog_writes.products_written(changes)
         return report
 
     def import_variants(self, entries, dry_run=False):
@@ -128,7 +125,7 @@ class ProductImportsMixin:
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
         entries = [(product_sku, as_stored(entry)) for product_sku, entry in entries]  # dates naive UTC, as read
         stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries],
-                                               {"sku": 1, "variants": 1, "pricing": 1})}
+                                               {"variants": 1, **catalog_writes.FACTS_FIELDS})}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
         report = {"created": [], "updated": [], "unchanged": [], "missing": []}
         changed = set()
@@ -153,7 +150,10 @@ class ProductImportsMixin:
                 self.collection.bulk_write([UpdateOne({"_id": stored[sku]["_id"]}, {"$set": _with_variants(
                     stored[sku], variants[sku])}) for sku in changed], ordered=False)
             finally:
-                bump_catalog_version()
+                catalog_writes.products_written(
+                    (catalog_writes.facts(stored[sku]),
+                     catalog_writes.facts({**stored[sku], **_with_variants(stored[sku], variants[sku])}))
+                    for sku in changed)
         return report
 
     def known_skus(self, skus):
@@ -202,25 +202,26 @@ class ProductImportsMixin:
         Two reads (products by ``sku``, then by the ``skus`` index for the rest), then (unless
         ``dry_run``) one unordered ``bulk_write``: a ``$set`` of the pricing per changed
         product, and per product whose variants' prices change a ``$set`` of its
-        ``variants`` and of its pricing (its cheapest variant's), then the catalog's version
-        bumped. Returns ``{"updated": [skus], "unchanged": [skus],
+        ``variants`` and of its pricing (its cheapest variant's), then the versions of
+        what changed bumped (``writes.products_written``). Returns ``{"updated": [skus], "unchanged": [skus],
         "missing": [skus]}``.
         """
         prices = dict(prices)
         skus = list(prices)
         report = {"updated": [], "unchanged": [], "missing": []}
-        writes, seen = [], set()
-        for d in _by_sku(self.collection, skus, {"sku": 1, "pricing": 1}):
+        writes, seen, changes = [], set(), []
+        for d in _by_sku(self.collection, skus, catalog_writes.FACTS_FIELDS):
             seen.add(d["sku"])
             pricing = _new_pricing(d.get("pricing") or {}, prices[d["sku"]])
             if pricing == d.get("pricing"):
                 report["unchanged"].append(d["sku"])
             else:
                 writes.append(UpdateOne({"_id": d["_id"]}, {"$set": {"pricing": pricing}}))
+                changes.append((catalog_writes.facts(d), catalog_writes.facts({**d, "pricing": pricing})))
                 report["updated"].append(d["sku"])
         rest = [s for s in skus if s not in seen]
         if rest:
-            for d in _by_sku(self.collection, rest, {"sku": 1, "variants": 1, "pricing": 1}, field="skus"):
+            for d in _by_sku(self.collection, rest, {"variants": 1, **catalog_writes.FACTS_FIELDS}, field="skus"):
                 variants, touched = [dict(v) for v in d.get("variants") or []], False
                 for variant in variants:
                     sku = variant.get("sku")
@@ -236,13 +237,15 @@ class ProductImportsMixin:
                 if touched:
                     # The whole array, not "variants.$.pricing": one write keeps the product's
                     # pricing (its cheapest variant's) in step with its variants'.
-                    writes.append(UpdateOne({"_id": d["_id"]}, {"$set": _with_variants(d, variants)}))
+                    update = _with_variants(d, variants)
+                    writes.append(UpdateOne({"_id": d["_id"]}, {"$set": update}))
+                    changes.append((catalog_writes.facts(d), catalog_writes.facts({**d, **update})))
         report["missing"] = [s for s in skus if s not in seen]
         if writes and not dry_run:
             try:
                 self.collection.bulk_write(writes, ordered=False)
             finally:
-                bump_catalog_version()
+                catalog_writes.products_written(changes)
         return report
 
     def for_export(self, match, batch_size=1000):

@@ -179,11 +179,25 @@ def products_changing(changes, recount=True):
         _versions().bump(product_scopes(changes))
 
 
-def product_shown_changed(document):
-    """After a write that changes only what a product's page and cards show (its images):
-    bump its page and the categories it is listed in (one write). ``document``: its ``sku``
-    and ``listed_in``."""
-    _versions().bump((*product_scope([document["sku"]]), *category_scope(document.get("listed_in") or []), PRODUCTS))
+def products_written(changes):
+    """After a bulk write of products made without ``products_changing`` (the imports, which
+    mark and recount the kept counts themselves): bump the versions of what ``changes``
+    (``(before, after)`` pairs of ``facts``, None for a side that does not exist) changed
+    (one write, none for no changes)."""
+    names = product_scopes(list(changes))
+    if names:
+        _versions().bump(names)
+
+
+def product_shown_changed(*documents):
+    """After a write that changes only what products' pages and cards show (their images):
+    bump their pages and the categories they are listed in (one write). ``documents``: each
+    with its ``sku`` and ``listed_in``."""
+    names = {PRODUCTS}
+    for document in documents:
+        names.update(product_scope([document["sku"]]))
+        names.update(category_scope(document.get("listed_in") or []))
+    _versions().bump(tuple(sorted(names)))
 
 
 @contextlib.contextmanager

@@ -198,7 +198,8 @@ def search(request):
     stages = Product.objects.search_stages(q)
     refined = None
     if stages:
-        context["facets"], refined = facet_panel(request.GET, stages, Product.objects, scope=listing_scope())
+        context["facets"], refined = facet_panel(request.GET, stages, Product.objects,
+                                                 scope=Product.objects.search_scope(q))
         refined = refined if context["facets"].chosen else None
     results = Product.objects.search(
         q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort, refined=refined

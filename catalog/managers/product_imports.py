@@ -43,6 +43,12 @@ def _by_sku(collection, skus, projection=None, field="sku"):
         yield from collection.find({field: {"$in": skus[start:start + SKUS_PER_READ]}}, projection)
 
 
+#: What the feeds read of a product: what ``writes.facts`` needs (to bump the versions of
+#: what they change), with the whole ``pricing``.
+_FACTS = {**{k: 1 for k in catalog_writes.FACTS_FIELDS if not k.startswith(("pricing.", "variants."))},
+          "pricing": 1, "variants": 1}
+
+
 def _with_variants(stored, variants):
     """The ``$set`` of a product (``stored``: its ``sku`` and ``pricing``) given ``variants``:
     them, ``skus``, and its pricing (its cheapest variant's: ``catalog/variants.py``)."""
@@ -125,7 +131,7 @@ class ProductImportsMixin:
         "missing": [(product SKU, variant SKU)]}`` (missing: no such product)."""
         entries = [(product_sku, as_stored(entry)) for product_sku, entry in entries]  # dates naive UTC, as read
         stored = {d["sku"]: d for d in _by_sku(self.collection, [p for p, _ in entries],
-                                               {"variants": 1, **catalog_writes.FACTS_FIELDS})}
+                                               _FACTS)}
         variants = {sku: list(d.get("variants") or []) for sku, d in stored.items()}
         report = {"created": [], "updated": [], "unchanged": [], "missing": []}
         changed = set()
@@ -210,7 +216,7 @@ class ProductImportsMixin:
         skus = list(prices)
         report = {"updated": [], "unchanged": [], "missing": []}
         writes, seen, changes = [], set(), []
-        for d in _by_sku(self.collection, skus, catalog_writes.FACTS_FIELDS):
+        for d in _by_sku(self.collection, skus, _FACTS):
             seen.add(d["sku"])
             pricing = _new_pricing(d.get("pricing") or {}, prices[d["sku"]])
             if pricing == d.get("pricing"):
@@ -221,7 +227,7 @@ class ProductImportsMixin:
                 report["updated"].append(d["sku"])
         rest = [s for s in skus if s not in seen]
         if rest:
-            for d in _by_sku(self.collection, rest, {"variants": 1, **catalog_writes.FACTS_FIELDS}, field="skus"):
+            for d in _by_sku(self.collection, rest, _FACTS, field="skus"):
                 variants, touched = [dict(v) for v in d.get("variants") or []], False
                 for variant in variants:
                     sku = variant.get("sku")

@@ -29,9 +29,10 @@ from ..listing import (
     page_hint,
 )
 from ..cache import (ISSUED, PRODUCTS, cached, category_scope, crossing_scope, product_scope,
-                     savings_scope, shown_products)
+                     savings_scope, shown_products, words_scope)
 from ..cards import CardList
 from ..ranking import what_matched
+from ..keywords import search_words
 from ..search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 from ..tree import listed_in
 from ..variants import apply_to_document, line_title, sellable_skus
@@ -442,6 +443,12 @@ class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCo
         """
         match = {"type": settings.CATALOG_ACTOR_TYPE, "details.actor": str(actor)}
         return ProductQuery(self, match, SORTS["newest"])
+
+    def search_scope(self, text):
+        """The cache scope of a search's facet counts: its words' (``words:<word>``), which a
+        write of a product with one of them bumps when its searchable text or faceted values
+        change (``catalog/managers/writes.py``)."""
+        return words_scope(search_words(text))
 
     def search_stages(self, text):
         """The ``$match`` filters of a search for ``text`` (a list, one per word), or None

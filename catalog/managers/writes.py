@@ -49,7 +49,8 @@ from ..keywords import _values as keyword_source_values
 from .siblings import catalog_model
 from ..search import lower_title
 from ..tree import listed_in
-from ..variants import apply_to_document, apply_to_product
+from ..fields import as_stored
+from ..variants import _get, apply_to_document, apply_to_product
 
 
 def _versions():
@@ -104,7 +105,8 @@ def product_scopes(changes):
     pairs, each None or the product's ``facts`` (as stored before the write, as written):
     their products, the categories they are listed in before and after, ``products``, and
     what decides which products the pages across categories show: the words of those whose
-    searchable text changes, the savings between the old and the new ``pct_savings`` of
+    searchable text or faceted values change (a search's facet counts are keyed by its
+    words: ``faceted`` is the type, retail price, details and variants' options), the savings between the old and the new ``pct_savings`` of
     those whose saving changes, the issue dates."""
     names = set()
     for before, after in changes:
@@ -115,7 +117,7 @@ def product_scopes(changes):
         names.update(category_scope(i for side in sides for i in side.get("listed_in") or []))
         names.add(PRODUCTS)
         one_sided = before is None or after is None
-        if one_sided or before.get("text") != after.get("text"):
+        if one_sided or before.get("text") != after.get("text") or before.get("faceted") != after.get("faceted"):
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
         if one_sided or before.get("issued") != after.get("issued"):
             names.add(ISSUED)
@@ -131,13 +133,18 @@ def product_scopes(changes):
 
 def facts(document):
     """What ``product_scopes`` needs of a product ``document`` (a dict as stored, with its
-    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "text"}``; ``text``
-    is its searchable text (``KEYWORD_SOURCES``), which a search ranks by."""
+    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "text", "faceted"}``;
+    ``text`` is its searchable text (``KEYWORD_SOURCES``), which a search ranks by,
+    ``faceted`` what its facets count (type, retail price, details, variants' options)."""
+    details = as_stored(dict(document.get("details") or {}))
     return {"sku": document.get("sku"), "listed_in": list(document.get("listed_in") or []),
             "keywords": list(document.get("keywords") or []),
             "pct": int((document.get("pricing") or {}).get("pct_savings") or 0),
             "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
-            "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES])}
+            "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES]),
+            "faceted": repr((document.get("type"), (document.get("pricing") or {}).get("retail"),
+                             sorted((k, repr(v)) for k, v in details.items()),
+                             [dict(_get(v, "options") or {}) for v in document.get("variants") or []]))}
 
 
 def _utc_naive(moment):
@@ -148,8 +155,9 @@ def _utc_naive(moment):
 
 
 #: What ``facts`` reads of a stored product (a projection).
-FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "pricing.pct_savings": 1,
-                "details.issue_date": 1, **{path: 1 for path in KEYWORD_SOURCES}}
+FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "type": 1, "pricing.pct_savings": 1,
+                "pricing.retail": 1, "details": 1, "variants.options": 1,
+                **{path: 1 for path in KEYWORD_SOURCES if not path.startswith("details.")}}
 
 
 def relisted_categories(changes):

@@ -26,21 +26,22 @@ def type_data(name="T-shirt", attributes=(), slug=""):
         prefix = f"attributes-{i}"
         fields = attribute.get("fields", [])
         data.update(management(f"{prefix}-fields", len(fields)))
-        for key in FIELD_KEYS:
-            value = attribute.get(key, "")
-            if value is True:
-                value = "on"
-            if value not in (False, ""):
-                data[f"{prefix}-{key}"] = value
-        data.setdefault(f"{prefix}-kind", "text")
+        data.update(row_data(prefix, attribute))
         for j, field in enumerate(fields):
-            for key in FIELD_KEYS:
-                value = field.get(key, "")
-                if value is True:
-                    value = "on"
-                if value not in (False, ""):
-                    data[f"{prefix}-fields-{j}-{key}"] = value
-            data.setdefault(f"{prefix}-fields-{j}-kind", "text")
+            data.update(row_data(f"{prefix}-fields-{j}", field))
+    return data
+
+
+def row_data(prefix, row):
+    """One attribute's or records field's form row: its ``FIELD_KEYS`` as posted (a checked box
+    as ``"on"``, an unchecked one and an empty value left out), ``kind`` text by default."""
+    data = {f"{prefix}-kind": "text"}
+    for key in FIELD_KEYS:
+        value = row.get(key, "")
+        if value is True:
+            value = "on"
+        if value not in (False, ""):
+            data[f"{prefix}-{key}"] = value
     return data
 
 

@@ -13,11 +13,30 @@ that shows nothing of the change stays warm in every process.
 
 The scopes (names of version documents):
 
-- ``category:<id>``: what a category page reads of its own category (the
-  document, its subcategories, its kept count, every page and sort of its
-  listing, facet counts): bumped by a write of a product listed in it or
-  below it (before or after the write), and by a change of the category, a
-  child's name or position, or its subtree's place in the tree;
+- ``category:<id>``: what a category page reads of its own category and
+  which products it lists (the document, its subcategories, its kept count;
+  in the key of everything else it shows): bumped by a write that adds a
+  product to its listing (in it or below it) or removes one, and by a
+  change of the category, a child's name or position, or its subtree's
+  place in the tree;
+- ``cards:<id>``: the cards its listing shows (every page and sort, a price
+  range, chosen facets): bumped by any write of a product listed in it. A
+  page's cards are re-read by their ids (one small read), from the order
+  of the page kept under the narrower scopes below, which is what costs a
+  sort of the category's products on the local server;
+- ``order-title:<id>``, ``order-issued:<id>``: the order of its listing by
+  title, newest first: bumped when a product listed in it changes its title,
+  its issue date;
+- ``prices:<id>:<band>``: the order by price, in narrow price bands
+  (``price_band``): a price change bumps the bands from the old price to the
+  new, and a page sorted by price is keyed by the bands from its first
+  product's price to its last's (``cached(..., shown=...)``), so an edit
+  cools the pages whose prices it moves products across, not the others;
+- ``faceted:<id>``: its facet counts: bumped when a product listed in it
+  changes what they count (type, facet price band, details, variants'
+  options); ``faceted:<id>:<part>`` the counts of its products of one issue
+  decade (``catalog/managers/facet_parts.py``), bumped for the decades of such
+  a product before and after, and when it changes its issue date;
 - ``names:<id>``: the breadcrumbs of the categories below ``<id>``: bumped
   when ``<id>`` is renamed (a category page's scope holds its ancestors'
   ``names:``, so a rename above it shows without cooling listings);
@@ -30,10 +49,10 @@ The scopes (names of version documents):
   show, and by the products they show (``product:<sku>`` of each, named by
   the cached value itself: ``cached(..., shown=...)``): a search by
   relevance by ``words:<word>`` of its words (bumped when a product with the
-  word changes its searchable text, is created or deleted); the deals by
-  ``savings:<pct>`` from the lowest saving shown up and, for its count,
-  ``savings-cross:<threshold + 1>`` (bumped by changes of ``pct_savings``
-  between those values); the home page's newest by ``issued`` (a product's
+  word changes its searchable text, is created or deleted); the deals
+  (counted and read per saving, ``catalog.listing.DealsListing``) by
+  ``savings:<pct>`` of each saving they count or show (bumped by a change of
+  a product's ``pct_savings`` from or to it); the home page's newest by ``issued`` (a product's
   issue date changed, created or deleted). So a price edit cools those
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
@@ -48,12 +67,13 @@ read for the cards shown on each request, ``ProductManager.with_availability``).
 **Reading the versions costs one round trip per request**, lazily: the
 first cached read of a request reads, in one ``find({name: {$in: [...]}})``,
 the base scopes (``catalog``, ``navigation``, ``tree``, ``products``), the
-scope it needs, and the scopes the last request of the same page (path and
-query) wanted after its first read (remembered, ``close_scope``). A later
-read needing a version not read yet is computed and not kept (no second
-round trip); the next request of the page reads that version with its
-first. A category page's scope is known from the slug's remembered id
-(``hint``), so its first request keeps what it reads.
+scope it needs, those asked for ahead (``prefetch``), and the scopes the
+last request of the same page (path and query) wanted after its first read
+(remembered, ``close_scope``). A later read needing a version not read yet
+reads it (one more round trip, only while the page's scopes change), and the
+next request of the page reads it with its first. A category page's scope
+is known from the slug's remembered id (``hint``), so its first request
+keeps what it reads.
 ``catalog.middleware.CatalogVersionMiddleware`` opens the request's scope
 (``open_scope``) with the function that reads the versions, so this module
 imports no model. Outside a request (commands, the managers called
@@ -62,6 +82,7 @@ directly) nothing is cached: ``cached`` computes every time.
 For other modules:
 
 - ``cached(kind, key, compute, scope)``: any cached catalog read;
+  ``cached_many`` several of one kind together;
 - ``cached_with_listing(listing, kind, key, compute)``: a value that goes
   with a listing (a ``ProductQuery``/``ProductListing``/``CountedListing``:
   its ``scope``), e.g. the facet counts of a category or search page:
@@ -74,6 +95,7 @@ For other modules:
 
 import contextvars
 import hashlib
+import math
 
 from django.conf import settings
 from django.core.cache import caches
@@ -123,27 +145,88 @@ def savings_scope(pcts):
     return tuple(f"savings:{int(p)}" for p in sorted(set(pcts)))
 
 
-def crossing_scope(pcts):
-    """``("savings-cross:<pct>", ...)``: ``savings-cross:<k>`` is bumped when the products
-    saving ``k`` percent or more change (the count of deals over ``k - 1`` percent)."""
-    return tuple(f"savings-cross:{int(p)}" for p in sorted(set(pcts)))
-
-
 def shown_products(documents):
     """``product_scope`` of the product documents ``documents`` (those a page shows)."""
     return product_scope(d["sku"] for d in documents if "sku" in d)
 
 
+def cards_scope(ids):
+    """``("cards:<id>", ...)`` of the categories ``ids``: bumped by every write of a product
+    listed in one of them (what their cards show)."""
+    return tuple(f"cards:{i}" for i in sorted(set(ids)))
+
+
+def order_scope(ids, field):
+    """``("order-<field>:<id>", ...)`` of the categories ``ids``: bumped when a product listed
+    in one of them changes ``field`` (``"title"`` or ``"issued"``), the order of a listing
+    sorted by it."""
+    return tuple(f"order-{field}:{i}" for i in sorted(set(ids)))
+
+
+#: Each price band of ``prices_scope`` is this many times as wide as the one below it.
+PRICE_BAND_RATIO = 1.1
+
+
+def price_band(cents):
+    """The narrow price band (an int, 0 for no price or under 1 cent) of ``cents`` for
+    ``prices_scope``: bands about 10 % wide (``PRICE_BAND_RATIO``), so that a price change
+    spans a few of them and a page of a listing sorted by price one or two."""
+    if not cents or cents < 1:
+        return 0
+    return 1 + int(math.log(cents) / math.log(PRICE_BAND_RATIO))
+
+
+def prices_scope(ids, low_cents, high_cents):
+    """``("prices:<id>:<band>", ...)`` of the categories ``ids`` and every ``price_band``
+    from ``low_cents``'s to ``high_cents``'s: bumped, from a product's old price to its new
+    one, when a product listed in one of them changes its retail price, so that a page
+    sorted by price is cold only when that change moves products across the prices it
+    shows (between its first and its last)."""
+    low, high = sorted((price_band(low_cents), price_band(high_cents)))
+    return tuple(f"prices:{i}:{band}" for i in sorted(set(ids)) for band in range(low, high + 1))
+
+
+def faceted_scope(ids):
+    """``("faceted:<id>", ...)`` of the categories ``ids``: bumped when a product listed in one
+    of them changes what its facets count (type, facet price band, details, variants'
+    options)."""
+    return tuple(f"faceted:{i}" for i in sorted(set(ids)))
+
+
+def faceted_part_scope(ids, parts):
+    """``("faceted:<id>:<part>", ...)`` of the categories ``ids`` and issue-decade ``parts``
+    (``catalog/managers/facet_parts.py``): a part of their facet counts, bumped with
+    ``faceted:<id>`` by a write of a product of that part (before or after)."""
+    return tuple(f"faceted:{i}:{p}" for i in sorted(set(ids)) for p in sorted(set(parts), key=str))
+
+
 def listing_scope(category_ids=None):
-    """The scope of a listing of products: of the categories ``category_ids``, or (None)
+    """The scope of a listing of products: of the categories ``category_ids`` (their
+    ``category:`` and ``cards:``: cold with any write of a product listed in them), or (None)
     of a listing across categories (search, deals...): ``(PRODUCTS,)``."""
-    return (PRODUCTS,) if category_ids is None else category_scope(category_ids)
+    if category_ids is None:
+        return (PRODUCTS,)
+    return category_scope(category_ids) + cards_scope(category_ids)
+
+
+def facets_scope(category_ids):
+    """The scope of the facet counts of the categories ``category_ids`` without a price range:
+    their ``category:`` (which products they list) and ``faceted:`` (what those hold)."""
+    return category_scope(category_ids) + faceted_scope(category_ids)
+
+
+def listing_page_scope(category_id):
+    """What a category page of ``category_id`` (an ObjectId) reads besides its category's
+    scope, in any sort (``prefetch``): its cards', its facet counts', its orders by title and
+    issue date."""
+    ids = [category_id]
+    return cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
 
 
 def category_page_scope(category):
     """The scope of what a category page shows of ``category`` (a Category with ``ancestors``):
-    its own version and its ancestors' names (its breadcrumbs)."""
-    return category_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
+    its own version, its cards' and its ancestors' names (its breadcrumbs)."""
+    return listing_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
 
 
 def open_scope(read_versions, page=None):
@@ -162,10 +245,19 @@ def close_scope(token):
     state = _scope.get()
     try:
         if state and state["wanted"] and state["page"] is not None:
-            names = ({*state["tokens"], *state["wanted"]} - set(BASE))
+            names = ({*state["tokens"], *state["wanted"]} - set(BASE) - state.get("transient", set()))
             remember("page-scopes", state["page"], tuple(sorted(names)))
     finally:
         _scope.reset(token)
+
+
+def prefetch(names):
+    """Read the scopes ``names`` with the request's first read of versions, if it has not
+    happened yet (a page that knows early what it will need: a category page its listing's
+    scopes); nothing outside a request or once the versions were read."""
+    state = _scope.get()
+    if state is not None and not state["tokens"]:
+        state["prefetch"] = state.get("prefetch", set()) | set(names)
 
 
 def versions(names):
@@ -182,7 +274,7 @@ def versions(names):
             ask = sorted(set(missing))
         else:
             page = hint("page-scopes", state["page"]) if state["page"] is not None else None
-            ask = sorted({*missing, *BASE, *(page or ())})
+            ask = sorted({*missing, *BASE, *(page or ()), *state.get("prefetch", ())})
         read = state["read"](ask)
         tokens.update({n: read.get(n, UNSET) for n in ask})
     return tuple(tokens[n] for n in names)
@@ -237,7 +329,42 @@ def cached(kind, key, compute, scope, shown=None):
     names = tuple(shown(value)) if value is not None else remembered
     if names != remembered:
         remember(f"shown:{kind}", key, names)
+        state = _scope.get()
+        if state is not None:  # read with the page's next request's first read
+            state["wanted"].update(names)
     return value
+
+
+def cached_many(kind, keys, scope_of, compute_missing, remember=True):
+    """``{key: value}`` of ``keys``, each cached as ``cached(kind, key, ..., scope_of(key))``
+    would, but read together: the versions of all their scopes in one read (none once read),
+    the values in one ``get_many``, and those missing computed together by
+    ``compute_missing(missing keys)`` (a ``{key: value}`` with every one of them) and stored in
+    one ``set_many``. Outside a request, ``compute_missing(keys)``. ``remember``: the versions
+    not read with the request's first read are read with the page's next request's first
+    (False: for a value read only when another is cold, which would cost every request of
+    the page those versions)."""
+    keys = list(keys)
+    state = _scope.get()
+    if state is None:
+        return compute_missing(keys)
+    scopes = {key: (EPOCH, *scope_of(key)) for key in keys}
+    wanted = sorted({name for names in scopes.values() for name in names})
+    if not remember:
+        state.setdefault("transient", set()).update(n for n in wanted if n not in state["tokens"])
+    elif state["tokens"] and any(n not in state["tokens"] for n in wanted):
+        state["wanted"].update(wanted)
+    tokens = dict(zip(wanted, versions(wanted)))
+    names = {key: cache_key(kind, key, tuple(tokens[n] for n in scopes[key])) for key in keys}
+    store = caches[settings.CATALOG_CACHE]
+    found = store.get_many(list(names.values()))
+    values = {key: found[names[key]] for key in keys if names[key] in found}
+    missing = [key for key in keys if key not in values]
+    if missing:
+        computed = compute_missing(missing)
+        store.set_many({names[key]: computed[key] for key in missing}, settings.CATALOG_CACHE_SECONDS)
+        values.update(computed)
+    return values
 
 
 def _cached(kind, key, compute, scope, valid=None):
@@ -247,18 +374,22 @@ def _cached(kind, key, compute, scope, valid=None):
         return compute()
     names = (EPOCH, *scope)
     if state["tokens"] and any(n not in state["tokens"] for n in names):
-        # Versions the request's first read did not read: not read now (a second round
-        # trip), but computed and kept for the page's next request, which reads them first.
+        # Versions the request's first read did not read: read now (one more round trip,
+        # cheaper than computing what they key), and with the page's next request's first.
         state["wanted"].update(names)
-        return compute()
     tokens = versions(names)
     store = caches[settings.CATALOG_CACHE]
     name = cache_key(kind, key, tokens)
     value = store.get(name, _MISSING)
     if value is _MISSING or (valid is not None and not valid(value)):
+        unkept = state.get("unkept", 0)
         value = compute()
-        if value is not None and (valid is None or valid(value)):
+        # A value computed from a cached read that could not be kept (its ``shown`` scopes
+        # not read yet) is not kept either: else the inner read would never be kept.
+        if value is not None and (valid is None or valid(value)) and state.get("unkept", 0) == unkept:
             store.set(name, value, settings.CATALOG_CACHE_SECONDS)
+        else:
+            state["unkept"] = state.get("unkept", 0) + 1
     return value
 
 

@@ -8,6 +8,7 @@ keyed by ``signature()``), so on a warm page nothing reads the instances.
 ``CardList`` converts them on first read, all at once.
 """
 
+import hashlib
 from collections.abc import Sequence
 
 from .ranking import what_matched
@@ -39,7 +40,21 @@ class CardList(Sequence):
     def __iter__(self):
         return iter(self._all())
 
+    def shown(self):
+        """A digest (str) per document of what its card shows of the catalog: the document as
+        read, without its stock (``available``, which ``signature`` gives)."""
+        return tuple(hashlib.sha1(repr(_without_stock(d)).encode(), usedforsecurity=False).hexdigest()
+                     for d in self.documents)
+
     def signature(self):
         """What the cards show besides catalog data, read from the documents without
         converting them: ``((sku, units available or None, what a search matched), ...)``."""
         return tuple((d.get("sku"), d.get("available"), what_matched(d)) for d in self.documents)
+
+
+def _without_stock(document):
+    """``document`` without ``available``, its variants' included (a new dict)."""
+    found = {k: v for k, v in document.items() if k != "available"}
+    if found.get("variants"):
+        found["variants"] = [{k: v for k, v in variant.items() if k != "available"} for variant in found["variants"]]
+    return found

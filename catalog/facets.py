@@ -19,6 +19,7 @@ counts and the listing's extra filters together for a view.
 from dataclasses import dataclass, field
 
 from .attributes import attr
+from .cache import prefetch
 
 #: The price bands: ``(URL value, label, lowest cents, highest cents excluded or None)``.
 PRICE_BANDS = [
@@ -109,6 +110,17 @@ def known(choice, counts):
     return Choice(values, choice.bands, choice.in_stock)
 
 
+def band_of(cents):
+    """The key (of ``BAND_KEYS``) of the price band of ``cents``, as the facet counts'
+    ``$bucket`` puts it: a number from a band's lowest cents to the next band's; anything
+    else (no price, not a number, under 0) in the last band, the ``$bucket``'s default."""
+    if isinstance(cents, (int, float)) and not isinstance(cents, bool):
+        for key, _label, low, high in PRICE_BANDS:
+            if cents >= low and (high is None or cents < high):
+                return key
+    return PRICE_BANDS[-1][0]
+
+
 def band_filter(bands):
     """The filter of the price ``bands`` (keys of ``BAND_KEYS``) on ``pricing.retail``: a
     range for one band, an ``$or`` of ranges for several."""
@@ -196,8 +208,8 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
 
     ``params`` is the request's QueryDict, ``stages`` the listing's
     ``$match`` filters (a list), ``manager`` ``Product.objects``, ``scope``
-    the listing's cache scope (``catalog.cache.listing_scope``: the counts are
-    cold exactly when the listing is); ``keep``
+    the cache scope of its counts (``catalog.cache.facets_scope`` of a category
+    page, ``listing_scope`` with a price range, a search's words); ``keep``
     the parameters the facet form carries along unchanged. The returned
     stages narrow the listing by the choice (``refine``). Costs, when
     cold: the counts without a choice (one aggregation over the listing's
@@ -206,6 +218,7 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     in-stock count (``ProductManager.in_stock_count``: kept a few seconds).
     Warm: none, or the sold-out SKUs when "in stock" is chosen.
     """
+    prefetch(scope)  # read with the product types' version, the request's first
     fields = facet_fields()
     everything = manager.facet_counts(stages, fields, {}, scope)
     choice = known(requested(params, fields), everything)

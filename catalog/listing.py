@@ -16,6 +16,7 @@ Used by ``ProductManager`` (``catalog/managers/products.py``), search
 
 from pymongo import ASCENDING, DESCENDING
 
+from .cache import savings_scope, shown_products
 from .paginators import clamp_page
 
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
@@ -191,20 +192,86 @@ class CountedListing(ProductQuery):
     """A category page without a price filter: its count known, its page read alone.
 
     ``total`` is the category's kept count (``ListingCount.objects.listed``),
-    so the count matches no product. Newest first (``newest_first``), a page
-    of a category of more than ``WINDOWED_FROM`` products that ends before its
-    last product is read from a window of issue dates
-    (``ProductManager.newest_page``), which examines about the page's products
-    rather than the category's. Any other page is one aggregation (match,
-    sort, skip, limit: the sort over every match, as ``ProductQuery``).
+    so the count matches no product. Its page is read in two layers, its
+    order (``order``: its scope and ``shown``, ``ProductManager.order_scope``)
+    and its cards (``ProductManager.ordered_cards``), so that an edit that
+    does not move products across the page re-reads its cards and not the
+    sort. Newest first (``newest_first``), a page of a category of more than
+    ``WINDOWED_FROM`` products that ends before its last product takes its
+    order from a window of issue dates (``ProductManager.newest_page``),
+    which examines about the page's products rather than the category's. Any
+    other page's order is one aggregation (match, sort, skip, limit: the sort
+    over every match, as ``ProductQuery``).
     """
 
-    def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",)):
+    def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",), order=((), None)):
         super().__init__(manager, match, sort, scope=scope)
         self._total = total
         self.newest_first = newest_first
+        self.order = order
 
     def _read_page(self, start, stop):
         if self.newest_first and stop is not None and WINDOWED_FROM < self._total and stop < self._total:
-            return self.manager.newest_page(self.match, start, stop, self.scope)
-        return super()._read_page(start, stop)
+            return self.manager.newest_page(self.match, start, stop, self.scope, order=self.order)
+        return self.manager.sorted_page(self.match, self.sort, start, stop, self.scope, self.order)
+
+
+class DealsListing(ProductQuery):
+    """Products saving more than ``threshold`` percent, biggest saving first, then by ``_id``
+    (the "Product Catalog" use case's "sorted by percentage discount descending").
+
+    Read per saving rather than over every deal, which on the local server
+    would read and sort them all (4 s for 97,000 of 100,000 products): the
+    count is the sum of the products at each saving above the threshold
+    (``ProductManager.savings_counts``: one ``count_documents`` per saving,
+    each cached under its ``savings:<pct>``, so an edit re-counts the two
+    savings it changes), and a page reads only the savings it spans (one
+    aggregation over them, served by the ``pricing.pct_savings`` index),
+    cached under the savings from its lowest up and its products'.
+    """
+
+    def __init__(self, manager, threshold, most):
+        self.threshold, self.most = int(threshold), int(most)
+        super().__init__(manager, {"pricing.pct_savings": {"$gt": self.threshold}},
+                         [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)], scope=())
+        self._counts = None
+
+    def per_saving(self):
+        """``{pct: products}`` of every saving above the threshold (cached, see the class)."""
+        if self._counts is None:
+            self._counts = self.manager.savings_counts(range(self.threshold + 1, self.most + 1))
+        return self._counts
+
+    def count(self):
+        if self._total is None:
+            self._total = sum(self.per_saving().values())
+        return self._total
+
+    def spanned(self, start, stop):
+        """``(lowest, highest, skip)``: the savings holding the products ``[start:stop]``
+        (``stop`` None: to the end) in the order of the listing, and how many products of the
+        highest come before ``start``; None when ``start`` is past the last deal."""
+        above, highest, skip = 0, None, 0
+        for pct in sorted(self.per_saving(), reverse=True):
+            products = self.per_saving()[pct]
+            if not products:
+                continue
+            if highest is None and above + products > start:
+                highest, skip = pct, start - above
+            above += products
+            if highest is not None and stop is not None and above >= stop:
+                return pct, highest, skip
+        return (self.threshold + 1, highest, skip) if highest is not None else None
+
+    def _read_page(self, start, stop):
+        spanned = self.spanned(start, stop)
+        if spanned is None:
+            return []
+        lowest, highest, skip = spanned
+        pipeline = [{"$match": {"pricing.pct_savings": {"$gte": lowest, "$lte": highest}}},
+                    {"$sort": dict(self.sort)}, {"$skip": skip}]
+        if stop is not None:
+            pipeline.append({"$limit": max(stop - start, 1)})
+        pipeline.append({"$project": self.projection})
+        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection},
+                                  savings_scope(range(lowest, self.most + 1)), shown_products)

@@ -6,7 +6,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 
 from .breadcrumbs import breadcrumb_list_json_ld, category_crumbs
-from .cache import TREE, category_page_scope, listing_scope, product_scope
+from .cache import TREE, category_page_scope, category_scope, facets_scope, listing_scope, product_scope
 from .facets import facet_panel
 from .filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from .listing import DEFAULT_SORT, SORT_LABELS, SORTS
@@ -51,9 +51,10 @@ def category(request, slug):
     if price_form.is_valid():
         # Shown (and cached, keyed by the cents) in one form whatever the URL spelled: "5", "05.0".
         price_form = PriceRangeForm.normalized(min_cents, max_cents)
+    # The counts without a price range change only with what they count (``faceted:``).
     facets, refined = facet_panel(
         request.GET, Product.objects.listing_stages([node.pk], min_cents, max_cents), Product.objects,
-        scope=listing_scope([node.pk]))
+        scope=facets_scope([node.pk]) if min_cents is None and max_cents is None else listing_scope([node.pk]))
     listing = Product.objects.listing(
         [node.pk], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents, refined=refined if facets.chosen else None,
@@ -72,6 +73,9 @@ def category(request, slug):
         "price_form": price_form,
         "price_key": (min_cents, max_cents) if price_form.is_valid() else None,
         "cache_scope": category_page_scope(node),
+        # The card grid's HTML is keyed by what its cards show: an edit of another product
+        # of the category re-reads the page's cards but does not render them again.
+        "grid_scope": category_scope([node.pk]),
         "facets": facets,
     }, status=200 if price_form.is_valid() else 400)
 

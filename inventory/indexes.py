@@ -20,6 +20,8 @@ INDEXES = {
     "inventory": [
         ([("carted.cart_id", ASCENDING)], {"name": "carted_cart_id"}),
         ([("carted.timestamp", ASCENDING)], {"name": "carted_timestamp"}),
+        # The SKUs sold out (``skus_available``): the facets' "in stock" (migration 0007).
+        ([("qty", ASCENDING)], {"name": "qty"}),
     ],
     # (status, last_modified) for expiry; (user_id, status) for an account's cart.
     **model_indexes(Cart),

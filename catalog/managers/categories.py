@@ -19,7 +19,8 @@ from django.db import models
 from core.mongo.collections import MongoCollectionMixin
 
 from ..breadcrumbs import crumb_trail
-from ..cache import NAVIGATION, TREE, cached, category_scope, hint, in_request, names_scope, remember
+from ..cache import (NAVIGATION, TREE, cached, category_scope, hint, in_request, listing_page_scope, names_scope,
+                     prefetch, remember)
 from .subdocuments import SubdocumentMixin
 from ..tree import TreeNode, in_tree_order, listed_in, sibling_key
 from .category_writes import CategoryWritesMixin
@@ -57,6 +58,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
             return self.from_document(document)
         known = hint("category-slug", slug)
         if known is not None:
+            prefetch(listing_page_scope(known[0]))  # what its listing's cached reads need
             document = self._cached_by_id(*known)
             if document is not None and document.get("slug") == slug and _above(document) == known[1]:
                 return self.from_document(document)
@@ -65,6 +67,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
             raise self.model.DoesNotExist(f"No category with slug {slug!r}.")
         known = (found["_id"], _above(found))
         remember("category-slug", slug, known)
+        prefetch(listing_page_scope(known[0]))
         # Read again under its versions, read first: a write between the two reads is never
         # kept under a version that follows it.
         document = self._cached_by_id(*known)

@@ -15,7 +15,8 @@ what choosing one more value of a facet would add). The result is cached
 with the listing, under its scope's versions (``catalog/cache.py``).
 
 Stock is never cached with it: "in stock" counts the products whose SKU is
-not sold out (``sold_out_skus``: no units available), read from the
+not sold out (``sold_out_skus``: no units available, or a product whose
+every variant has none), read from the
 inventory and cached for ``IN_STOCK_SECONDS`` only (``in_stock_count``).
 """
 
@@ -24,6 +25,7 @@ from django.core.cache import caches
 
 from ..cache import cache_key, cached, catalog_version
 from ..facets import PRICE_BANDS
+from .facet_parts import FacetPartsMixin
 
 #: How long an "in stock" count is kept (seconds): the count may be this late; the filter
 #: itself (``in_stock=1``) reads the sold-out SKUs on every request.
@@ -51,7 +53,7 @@ def _value_counts(rows):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-class FacetsMixin:
+class FacetsMixin(FacetPartsMixin):
     """Facet counts for ``ProductManager`` (needs ``read_collection``)."""
 
     def facet_counts(self, stages, fields, filters, scope):
@@ -70,6 +72,18 @@ class FacetsMixin:
         their own. Values that are not strings are left out. The cost is the
         listing's matches, once (about 40 µs each on SecantusDB 0.7.0b3).
         """
+        if not filters and len(stages) == 1 and set(stages[0]) == {"listed_in"} \
+                and not isinstance(stages[0]["listed_in"], dict):
+            # A category page without a choice: summed from its issue-decade parts.
+            def summed():
+                counts = self.category_facet_counts(stages[0]["listed_in"], fields)
+                return {"total": counts["total"], "listed": counts["total"],
+                        "values": {code: sorted(values.items(), key=lambda item: (-item[1], item[0]))
+                                   for code, values in counts["values"].items()},
+                        "bands": counts["bands"]}
+
+            return cached("facets", ("parts", stages, [f["field"] for f in fields]), summed, scope)
+
         def others(code):
             return [{"$match": f} for c, f in filters.items() if c != code]
 
@@ -100,11 +114,19 @@ class FacetsMixin:
         return cached("facets", pipeline, read, scope)
 
     def sold_out_skus(self):
-        """The SKUs with no units available (a sorted list of str): one read of the inventory,
-        never cached. A product without a stock record is not among them."""
+        """The SKUs with no units available (a sorted list of str), and the SKUs of the products
+        with variants whose every variant is among them (a product with variants has no stock
+        record of its own SKU): one read of the inventory, and when something is sold out one
+        read of the products selling those SKUs (on the ``skus`` index); never cached. A
+        product without a stock record is not among them."""
         from inventory.models import Inventory
 
-        return sorted(Inventory.objects.skus_available(at_least=0, at_most=0))
+        sold_out = set(Inventory.objects.skus_available(at_least=0, at_most=0))
+        if sold_out:
+            sellers = self.read_collection.find({"skus": {"$in": sorted(sold_out)}}, {"sku": 1, "variants.sku": 1})
+            sold_out |= {d["sku"] for d in sellers
+                         if d.get("variants") and all(v.get("sku") in sold_out for v in d["variants"])}
+        return sorted(sold_out)
 
     def in_stock_count(self, stages, filters, listed):
         """How many of the ``listed`` products matching ``stages`` and ``filters`` (as

@@ -7,29 +7,15 @@ search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
 See ``docs/operations.md`` ("Product Catalog" use case).
 """
 
-import datetime
-
 from django.conf import settings
 from django.db import models
-from pymongo import ASCENDING, DESCENDING, InsertOne, ReplaceOne, UpdateMany
+from pymongo import InsertOne, ReplaceOne, UpdateMany
 
-from core import clock
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
-from ..listing import (
-    CARD_FIELD_NAMES,
-    CARD_FIELDS,
-    DEFAULT_SORT,
-    SORTS,
-    CountedListing,
-    ProductListing,
-    ProductQuery,
-    category_match,
-    page_hint,
-)
-from ..cache import (ISSUED, PRODUCTS, cached, category_scope, crossing_scope, product_scope,
-                     savings_scope, shown_products, words_scope)
+from ..listing import CARD_FIELD_NAMES, SORTS, DealsListing, ProductQuery
+from ..cache import PRODUCTS, cached, cached_many, product_scope, savings_scope, words_scope
 from ..cards import CardList
 from ..ranking import what_matched
 from ..keywords import search_words
@@ -37,6 +23,7 @@ from ..search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest
 from ..tree import listed_in
 from ..variants import apply_to_document, line_title, sellable_skus
 from .facets import FacetsMixin
+from .listings import ListingsMixin
 from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
 from .siblings import catalog_model
@@ -46,12 +33,7 @@ from . import writes
 #: The largest ``pricing.pct_savings`` (whole percent).
 MOST_PCT_SAVINGS = 100
 
-#: The home page's newest products are looked for first among those issued this many days
-#: before now (``ProductManager.newest``).
-NEWEST_FIRST_WINDOW_DAYS = 90
-
-
-class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
+class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
     """The "Product Catalog" use case's reads; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_sku(self, sku):
@@ -157,82 +139,6 @@ class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCo
         """The server's ``explain`` (a dict) of the find of the first product of ``match``."""
         cursor = self.read_collection.find(match, projection)
         return (cursor.sort(sort) if sort else cursor).limit(1).explain()
-
-    def listing_stages(self, category_ids, min_cents=None, max_cents=None):
-        """The filters of a category page (``listing``'s, without facets) as a list of
-        ``$match`` filters, for its facets (``catalog.facets.facet_panel``)."""
-        return [category_match(list(category_ids), min_cents, max_cents)]
-
-    def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
-                min_cents=None, max_cents=None, refined=None):
-        """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
-        with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
-        ``refined``: the page's filters narrowed by chosen facets (a list of ``$match``
-        filters from ``catalog.facets.facet_panel``), which replace those; then the count and
-        the page come from one aggregation (a ``ProductListing``).
-
-        Returns a sequence for ``django.core.paginator.Paginator``; ``page`` and
-        ``per_page`` tell it which page will be asked for. A category page
-        without a price filter is a ``CountedListing``: its count is the
-        category's kept count (``ListingCount.objects.listed``: one small
-        document, cached), and newest first its page of a large category is
-        read from a window of issue dates (``newest_page``), so neither
-        matches every product of the category. Otherwise a ``ProductListing``:
-        the count and that page from a single aggregation over its matches.
-        Raises KeyError for an unknown sort.
-        """
-        category_ids = list(category_ids)
-        if refined:  # narrowed by facets: cold with the categories' listing, as its counts
-            return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
-                                  scope=category_scope(category_ids))
-        match = category_match(category_ids, min_cents, max_cents)
-        scope = category_scope(category_ids)
-        if len(category_ids) == 1 and min_cents is None and max_cents is None:
-            category_id = category_ids[0]
-            total = cached("listed", category_id,
-                           lambda: catalog_model("ListingCount").objects.listed(category_id), scope)
-            return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT,
-                                  scope=scope)
-        return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
-
-    def newest_page(self, match, start, stop, scope=(PRODUCTS,), shown=None):
-        """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
-        as cards with their availability (a ``CardList``).
-
-        SecantusDB 0.7.0b3 never sorts from an index: a sort of a category's
-        products reads and sorts every one of them (about 1.2 s for 10,000).
-        So they are looked for among the products issued since a point
-        before now (90 days, then 4 times further back each time), which the
-        ``listed_in_issue_date`` and ``issue_date`` indexes serve, until that
-        window holds ``stop`` of them: the newest of such a window are the
-        newest of all (everything outside it was issued earlier). Before 1900
-        the window becomes every match (products without an issue date come
-        last, as in the plain sort). A real MongoDB serves each read from the
-        same index. Cached under ``scope`` (the listing's); usually 1 to 5
-        aggregations of a few hundred products at most when cold, then the
-        stock of the cards (one read).
-        """
-        def read():
-            now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
-            while True:
-                since = now - datetime.timedelta(days=days)
-                window = {**match, "details.issue_date": {"$gte": since}} if since.year >= 1900 else match
-                pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
-                            {"$limit": max(stop - start, 1)}, {"$project": CARD_FIELDS}]
-                documents = list(self.read_collection.aggregate(pipeline))
-                if len(documents) >= stop - start or window is match:
-                    return documents
-                days *= 4
-
-        documents = cached("newest_page", (match, start, stop), read, scope, shown)
-        return CardList(self.with_availability(documents), self.card_from_document)
-
-    def newest(self, limit=8):
-        """The ``limit`` newest products by issue date (cards, with availability), for the home
-        page: the same as a sort of every product on ``details.issue_date``, newest first,
-        read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
-        cold, then the stock of the cards (one read)."""
-        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
 
     def shipping_weights(self, skus):
         """``{sku: shipping weight in grams}`` of the SKUs among ``skus`` that a product sells
@@ -407,23 +313,27 @@ class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCo
 
         The "Product Catalog" use case "Find products sorted by percentage discount descending",
         served by the ``pricing.pct_savings`` index. Ties come in ``_id``
-        order. Returns a ``ProductQuery``, cached under the savings from the lowest shown up
-        and its products, and its count under the products crossing the threshold
-        (``catalog/cache.py``), so that a price edit elsewhere leaves it warm.
+        order. Returns a ``DealsListing``: counted and read per saving, so that a price
+        edit re-reads only the savings it changes (``catalog/cache.py``).
         """
-        threshold = int(min_pct_savings)
+        return DealsListing(self, int(min_pct_savings), MOST_PCT_SAVINGS)
 
-        def shown(documents):
-            lowest = min((d.get("pricing", {}).get("pct_savings", 0) for d in documents),
-                         default=threshold + 1)
-            return (*shown_products(documents), *savings_scope(range(max(lowest, 0), MOST_PCT_SAVINGS + 1)))
+    def savings_counts(self, pcts):
+        """``{pct: products saving exactly pct percent}`` for the whole percents ``pcts``, each
+        cached under its ``savings:<pct>`` (bumped when a product's saving changes from or to
+        it; ``cache.cached_many``). Those not cached are counted by runs of consecutive
+        savings: one aggregation on the ``pricing.pct_savings`` index per run (after a price
+        edit, the two savings it changed)."""
+        def count(missing):
+            counts = dict.fromkeys(missing, 0)
+            for low, high in _runs(missing):
+                pipeline = [{"$match": {"pricing.pct_savings": {"$gte": low, "$lte": high}}},
+                            {"$group": {"_id": "$pricing.pct_savings", "n": {"$sum": 1}}}]
+                counts.update({row["_id"]: row["n"] for row in self.read_collection.aggregate(pipeline)
+                               if row["_id"] in counts})
+            return counts
 
-        return ProductQuery(
-            self,
-            {"pricing.pct_savings": {"$gt": threshold}},
-            [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)],
-            scope=crossing_scope([threshold + 1]), shown=shown,
-        )
+        return cached_many("savings-count", [int(p) for p in pcts], lambda pct: savings_scope([pct]), count)
 
     def by_artist(self, artist):
         """The albums and TV seasons of ``artist`` (exact name), newest first.
@@ -482,3 +392,14 @@ class ProductManager(FacetsMixin, ProductImportsMixin, SubdocumentMixin, MongoCo
         match, sort = query
         cursor = self.read_collection.find(match, {"sku": 1, "title": 1}).sort(sort).limit(int(limit))
         return [self.from_document(d, {"sku", "title"}) for d in cursor]
+
+
+def _runs(numbers):
+    """The runs of consecutive integers in ``numbers``: ``[(first, last), ...]``, ascending."""
+    runs = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return [tuple(run) for run in runs]

@@ -13,8 +13,10 @@ What a catalog write must also do:
   before and recounted after (``ListingCount.objects.changing``);
 - the bump, once it is done, of the versions of what it changed, and only
   those (``catalog/cache.py``): a product write bumps its product, the
-  categories it is listed in before and after, and the cross-category
-  listings; a category write its category, the parents whose children
+  cards of the categories it is listed in before and after, and of those
+  what its change moves (their listing when it joins or leaves them, their
+  order by title, date or price, their facet counts), and the
+  cross-category listings; a category write its category, the parents whose children
   change, the subtree it moves, the names below it when renamed, the tree,
   and the navigation when a category at depth 0 or 1 changes. A stock change
   is not a catalog write and bumps nothing.
@@ -42,8 +44,11 @@ the shop makes none.
 import contextlib
 import datetime
 
-from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, category_scope, crossing_scope, names_scope,
-                     product_scope, savings_scope, words_scope)
+from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+                     faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope, savings_scope,
+                     words_scope)
+from ..facets import band_of
+from .facet_parts import issue_part
 from ..keywords import KEYWORD_SOURCES, document_keywords
 from ..keywords import _values as keyword_source_values
 from .siblings import catalog_model
@@ -102,47 +107,80 @@ def prepare_product(product, using="default"):
 
 def product_scopes(changes):
     """The scope names a product write bumps: ``changes`` is a list of ``(before, after)``
-    pairs, each None or the product's ``facts`` (as stored before the write, as written):
-    their products, the categories they are listed in before and after, ``products``, and
-    what decides which products the pages across categories show: the words of those whose
-    searchable text or faceted values change (a search's facet counts are keyed by its
-    words: ``faceted`` is the type, retail price, details and variants' options), the savings between the old and the new ``pct_savings`` of
-    those whose saving changes, the issue dates."""
+    pairs, each None or the product's ``facts`` (as stored before the write, as written).
+
+    Of each product: its page (``product:<sku>``) and ``products``; of the
+    categories it is listed in before and after, their cards (``cards:``),
+    their listing (``category:``) when it joins or leaves it, the order by
+    title or issue date (``order-title:``, ``order-issued:``) when it
+    changes those, the price bands from the old retail price to the new
+    (``prices:``) when it changes, and their facet counts (``faceted:``)
+    when what they count changes (type, facet price band, details, variants'
+    options); across categories, what decides which products those pages
+    show: the words of those whose searchable text or faceted values change
+    (a search's facet counts are keyed by its words), the old and the new
+    ``pct_savings`` of those whose saving changes (the deals are counted and
+    read per saving), the issue dates."""
     names = set()
     for before, after in changes:
         sides = [side for side in (before, after) if side]
         if not sides:
             continue
+        listed = [i for side in sides for i in side.get("listed_in") or []]
         names.update(product_scope(side["sku"] for side in sides))
-        names.update(category_scope(i for side in sides for i in side.get("listed_in") or []))
+        names.update(cards_scope(listed))
         names.add(PRODUCTS)
         one_sided = before is None or after is None
-        if one_sided or before.get("text") != after.get("text") or before.get("faceted") != after.get("faceted"):
-            names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
-        if one_sided or before.get("issued") != after.get("issued"):
-            names.add(ISSUED)
-        pcts = [side.get("pct") or 0 for side in sides]
+
+        def changed(fact):
+            return one_sided or before.get(fact) != after.get(fact)
+
+        # The categories it joins or leaves list other products: their ``category:``, in
+        # every key of theirs; those it stays in, what its change moves.
         if one_sided:
-            names.update(savings_scope(pcts))
-            names.update(crossing_scope(range(0, pcts[0] + 1)))
-        elif pcts[0] != pcts[1]:
-            names.update(savings_scope(pcts))
-            names.update(crossing_scope(range(min(pcts) + 1, max(pcts) + 1)))
+            joined, stayed = set(listed), set()
+        else:
+            old, new = set(before.get("listed_in") or []), set(after.get("listed_in") or [])
+            joined, stayed = old ^ new, old & new
+        names.update(category_scope(joined))
+        if changed("title"):
+            names.update(order_scope(stayed, "title"))
+        if changed("issued"):
+            names.update(order_scope(stayed, "issued"))
+            names.add(ISSUED)
+        if changed("retail"):
+            retails = [side.get("retail") for side in sides]
+            names.update(prices_scope(stayed, min(retails, key=_cents), max(retails, key=_cents)))
+        if changed("faceted") or changed("issued"):
+            names.update(faceted_scope(stayed))
+            names.update(faceted_part_scope(stayed, [issue_part(side.get("issued")) for side in sides]))
+        if changed("text") or changed("faceted"):
+            names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
+        if changed("pct"):
+            names.update(savings_scope(side.get("pct") or 0 for side in sides))
     return tuple(sorted(names))
+
+
+def _cents(retail):
+    """A retail price as a number to compare (None and non-numbers as 0)."""
+    return retail if isinstance(retail, (int, float)) and not isinstance(retail, bool) else 0
 
 
 def facts(document):
     """What ``product_scopes`` needs of a product ``document`` (a dict as stored, with its
-    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "text", "faceted"}``;
-    ``text`` is its searchable text (``KEYWORD_SOURCES``), which a search ranks by,
-    ``faceted`` what its facets count (type, retail price, details, variants' options)."""
+    derived fields): ``{"sku", "listed_in", "keywords", "pct", "issued", "title", "retail",
+    "text", "faceted"}``; ``text`` is its searchable text (``KEYWORD_SOURCES``), which a
+    search ranks by, ``faceted`` what its facets count (type, facet price band, details,
+    variants' options)."""
     details = as_stored(dict(document.get("details") or {}))
+    pricing = document.get("pricing") or {}
     return {"sku": document.get("sku"), "listed_in": list(document.get("listed_in") or []),
             "keywords": list(document.get("keywords") or []),
-            "pct": int((document.get("pricing") or {}).get("pct_savings") or 0),
+            "pct": int(pricing.get("pct_savings") or 0),
             "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
+            "title": document.get("title"), "retail": pricing.get("retail"),
             "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES]),
-            "faceted": repr((document.get("type"), (document.get("pricing") or {}).get("retail"),
+            "faceted": repr((document.get("type"), band_of(pricing.get("retail")),
                              sorted((k, repr(v)) for k, v in details.items()),
                              [dict(_get(v, "options") or {}) for v in document.get("variants") or []]))}
 
@@ -155,7 +193,7 @@ def _utc_naive(moment):
 
 
 #: What ``facts`` reads of a stored product (a projection).
-FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "type": 1, "pricing.pct_savings": 1,
+FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "type": 1, "title": 1, "pricing.pct_savings": 1,
                 "pricing.retail": 1, "details": 1, "variants.options": 1,
                 **{path: 1 for path in KEYWORD_SOURCES if not path.startswith("details.")}}
 
@@ -199,12 +237,12 @@ def products_written(changes):
 
 def product_shown_changed(*documents):
     """After a write that changes only what products' pages and cards show (their images):
-    bump their pages and the categories they are listed in (one write). ``documents``: each
+    bump their pages and the cards of the categories they are listed in (one write). ``documents``: each
     with its ``sku`` and ``listed_in``."""
     names = {PRODUCTS}
     for document in documents:
         names.update(product_scope([document["sku"]]))
-        names.update(category_scope(document.get("listed_in") or []))
+        names.update(cards_scope(document.get("listed_in") or []))
     _versions().bump(tuple(sorted(names)))
 
 

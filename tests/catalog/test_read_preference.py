@@ -69,8 +69,8 @@ def test_the_category_page_reads_with_the_read_preference(client, spy, make_tree
     spy.clear()
     assert client.get("/c/music/").status_code == 200
     # the slug's id, the category, its subtree, the top categories, the product types, the
-    # facet counts, the listing
-    assert spy == [ReadPreference.SECONDARY_PREFERRED] * 7
+    # facet counts, the listing's order, its cards
+    assert spy == [ReadPreference.SECONDARY_PREFERRED] * 8
 
 
 def test_writes_and_the_reads_they_depend_on_use_the_primary(spy, make_tree):

@@ -19,8 +19,9 @@ from django.core.cache import caches
 from django.db import connections
 from django.test import Client, override_settings
 
-from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, category_scope, crossing_scope,
-                           names_scope, product_scope, savings_scope, words_scope)
+from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+                           faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope, product_scope,
+                           savings_scope, words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
@@ -243,16 +244,24 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
         return {name for name, token in after.items() if before.get(name) != token}
 
     music, rock, metal, doom, jazz = (shop[n].pk for n in ["Music", "Rock", "Metal", "Doom", "Jazz"])
-    # 1500 -> 1450 of 2000: saving 25 -> 27 percent; its words, whose searches count its price
+    listed = [music, rock, metal]
+    # 1500 -> 1450 of 2000: saving 25 -> 27 percent; one narrow price band (77), one facet band
+    assert price_band(1500) == price_band(1450) == 77
     assert bumped(lambda: new_price("SKU-A", 1450)) == {
-        *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS,
-        *savings_scope([25, 27]), *crossing_scope([26, 27]), *words_scope(["alpha", "album", "artist"])}
+        *product_scope(["SKU-A"]), *cards_scope(listed), *prices_scope(listed, 1450, 1500), PRODUCTS,
+        *savings_scope([25, 27])}
     assert bumped(lambda: new_price("SKU-A", 1450)) == {  # saved unchanged
-        *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS}
+        *product_scope(["SKU-A"]), *cards_scope(listed), PRODUCTS}
+    # 1450 -> 950: the narrow bands between, another facet band: its facet counts, its words'
+    assert bumped(lambda: new_price("SKU-A", 950)) == {
+        *product_scope(["SKU-A"]), *cards_scope(listed), *prices_scope(listed, 950, 1450), PRODUCTS,
+        *faceted_scope(listed), *faceted_part_scope(listed, [2020]), *words_scope(["alpha", "album", "artist"]),
+        *savings_scope([27, 52])}
+    assert len(prices_scope([music], 950, 1450)) == price_band(1450) - price_band(950) + 1 == 6
     retitled = Product.objects.get(sku="SKU-A")
     retitled.title = "Omega"
     assert bumped(retitled.save) == {
-        *product_scope(["SKU-A"]), *category_scope([music, rock, metal]), PRODUCTS,
+        *product_scope(["SKU-A"]), *cards_scope(listed), *order_scope(listed, "title"), PRODUCTS,
         *words_scope(["alpha", "album", "omega", "artist"])}
     assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=metal), "M")) == {
         *category_scope([metal, rock]), *names_scope([metal]), TREE}
@@ -261,8 +270,8 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     assert bumped(lambda: Category.objects.move(Category.objects.get(pk=doom), jazz)) == {
         *category_scope([doom, metal, rock, music, jazz]), TREE}
     assert bumped(lambda: Product.objects.get(sku="SKU-J").delete()) == {
-        *product_scope(["SKU-J"]), *category_scope([music, jazz]), PRODUCTS, ISSUED,
-        *words_scope(["blue", "train", "artist"]), *savings_scope([0]), *crossing_scope([0])}
+        *product_scope(["SKU-J"]), *category_scope([music, jazz]), *cards_scope([music, jazz]), PRODUCTS, ISSUED,
+        *words_scope(["blue", "train", "artist"]), *savings_scope([0])}
     assert bumped(lambda: Category.objects.delete_category(Category.objects.get(pk=doom))) == {
         *category_scope([doom, jazz]), TREE}
     assert bumped(lambda: Inventory.objects.set_stock("SKU-A", 3)) == set()

@@ -182,6 +182,23 @@ def test_a_listing_card_counts_every_variant_stock(client, make_tree):
     assert "Sold out" in client.get("/c/music/").content.decode()
 
 
+def test_in_stock_facet_counts_a_product_by_its_variants(client, make_tree, settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    tree = make_tree({"Music": {}})
+    make_album(stock=(0, 0, 1), categories=[tree["Music"].pk])
+    make_product("Single", sku="ONE", categories=[tree["Music"].pk])
+    Inventory.objects.ensure_stock(["ONE"], 3)
+
+    def in_stock():
+        response = client.get("/c/music/?in_stock=1")
+        listed = [p.sku for p in response.context["page"].object_list]
+        return client.get("/c/music/").context["facets"].in_stock["count"], sorted(listed)
+
+    assert in_stock() == (2, ["LTBR", "ONE"])  # one variant left is in stock
+    Inventory.objects.set_stock("LTBR-DL", 0)
+    assert in_stock() == (1, ["ONE"])  # every variant sold out: the product is not
+
+
 def test_restock_takes_a_variant_sku_and_refuses_the_page_sku():
     from io import StringIO
 

@@ -1,0 +1,134 @@
+"""A category's facet counts kept in parts, by its products' issue decade, so that an edit
+recounts the products of one decade rather than the category's.
+
+On the local server a count of a top category's facets decodes every
+product it lists (about 1.7 s for 10,000 of 100,000). The counts of a
+category page without a choice are the sums of those of its products'
+issue decades (``issue_part``: each decade from ``FIRST_YEAR`` to
+``LAST_YEAR``, the years before and after, and no date: a dozen parts,
+each one cache entry): each part is cached under
+``faceted:<category id>:<part>``, which a write bumps when a product listed
+in the category changes what its facets count, or its issue date, in that
+part (``catalog/managers/writes.py``). So after a price edit that moves a
+product into another price band, the next request counts one decade of the
+category and sums the parts.
+
+Parts missing together are counted in one aggregation: a few by their issue
+dates' range (on the ``listed_in_issue_date`` index), many (a cold
+category) by grouping the whole category's products by part.
+"""
+
+import datetime
+
+from ..cache import cached_many, category_scope, faceted_part_scope
+from ..facets import band_of
+
+#: The first and last issue years in a decade's part (a part is named by its decade's first year).
+FIRST_YEAR, LAST_YEAR = 1950, 2039
+BEFORE, AFTER, UNDATED = "before", "after", "undated"
+#: Every part, in order.
+PARTS = (BEFORE, *range(FIRST_YEAR, LAST_YEAR + 1, 10), AFTER, UNDATED)
+_MILLISECOND = datetime.timedelta(milliseconds=1)
+#: More parts missing than this are counted by one aggregation over the whole category.
+MOST_PARTS_BY_RANGE = 4
+
+
+def issue_part(moment):
+    """The part of a product issued at ``moment`` (a datetime, or anything else: undated)."""
+    if not isinstance(moment, datetime.datetime):
+        return UNDATED
+    if moment.year < FIRST_YEAR:
+        return BEFORE
+    return AFTER if moment.year > LAST_YEAR else moment.year - (moment.year - FIRST_YEAR) % 10
+
+
+def _part_range(part):
+    """The issue dates of ``part`` (a decade's first year, BEFORE or AFTER) as a ``$match``
+    condition."""
+    low = None if part == BEFORE else datetime.datetime(LAST_YEAR + 1 if part == AFTER else part, 1, 1)
+    high = None if part == AFTER else datetime.datetime(FIRST_YEAR if part == BEFORE else part + 10, 1, 1)
+    # "After the millisecond before" rather than ``$gte``: the same dates on MongoDB (BSON
+    # dates are milliseconds), but SecantusDB 0.7.0b3 leaves out the products issued at
+    # exactly the lower bound when it reads the range from the ``listed_in_issue_date``
+    # index (whose date is descending).
+    return {**({"$gt": low - _MILLISECOND} if low else {}), **({"$lt": high} if high else {})}
+
+
+def _empty(fields):
+    return {"total": 0, "values": {f["code"]: {} for f in fields}, "bands": {}}
+
+
+def _add(counts, fields, document):
+    """Count ``document`` (a product with its facet fields) into ``counts``."""
+    counts["total"] += 1
+    band = band_of((document.get("pricing") or {}).get("retail"))
+    if band is not None:
+        counts["bands"][band] = counts["bands"].get(band, 0) + 1
+    for facet in fields:
+        values = _values_at(document, facet["field"].split("."))
+        for value in {v for v in values if isinstance(v, str)}:
+            slot = counts["values"][facet["code"]]
+            slot[value] = slot.get(value, 0) + 1
+
+
+def _values_at(document, path):
+    """The values at ``path`` (a list of keys) in ``document``, through lists, as MongoDB's
+    dotted paths reach them (flattened)."""
+    found = [document]
+    for key in path:
+        nxt = []
+        for item in found:
+            if isinstance(item, dict) and key in item:
+                value = item[key]
+                nxt.extend(value if isinstance(value, list) else [value])
+            elif isinstance(item, list):
+                nxt.extend(v[key] for v in item if isinstance(v, dict) and key in v)
+        found = nxt
+    flat = []
+    for value in found:
+        flat.extend(value if isinstance(value, list) else [value])
+    return flat
+
+
+class FacetPartsMixin:
+    """``category_facet_counts`` for ``ProductManager`` (needs ``read_collection``)."""
+
+    def category_facet_counts(self, category_id, fields):
+        """The facet counts of the products listed in ``category_id`` without a choice, summed
+        from its issue-decade parts (see the module docstring): ``{"total", "values": {code:
+        {value: products}}, "bands": {band key: products}}``."""
+        key = repr([f["field"] for f in fields])
+
+        def count(missing):
+            parts = [part for _key, part in missing]
+            return {(key, part): counts for part, counts in self._count_parts(category_id, fields, parts).items()}
+
+        found = cached_many("facet-part", [(key, part) for part in PARTS],
+                            lambda k: (*category_scope([category_id]), *faceted_part_scope([category_id], [k[1]])),
+                            count, remember=False)
+        total = _empty(fields)
+        for counts in found.values():
+            total["total"] += counts["total"]
+            for band, n in counts["bands"].items():
+                total["bands"][band] = total["bands"].get(band, 0) + n
+            for code, values in counts["values"].items():
+                slot = total["values"].setdefault(code, {})
+                for value, n in values.items():
+                    slot[value] = slot.get(value, 0) + n
+        return total
+
+    def _count_parts(self, category_id, fields, parts):
+        """``{part: counts}`` of ``parts`` of ``category_id``'s products: one read of their facet
+        fields by issue-date range when few and dated, else of every product listed."""
+        projection = {"pricing.retail": 1, "details.issue_date": 1, **{f["field"]: 1 for f in fields}}
+        counts = {part: _empty(fields) for part in parts}
+        if len(parts) <= MOST_PARTS_BY_RANGE and UNDATED not in parts:
+            matches = [{"listed_in": category_id, "details.issue_date": _part_range(part)} for part in parts]
+        else:
+            matches = [{"listed_in": category_id}]
+        for match in matches:
+            for document in self.read_collection.find(match, projection):
+                part = issue_part((document.get("details") or {}).get("issue_date"))
+                if part in counts:
+                    _add(counts[part], fields, document)
+        return counts

@@ -145,6 +145,12 @@ def savings_scope(pcts):
     return tuple(f"savings:{int(p)}" for p in sorted(set(pcts)))
 
 
+def savings_part_scope(pct, parts):
+    """``("savings:<pct>:<part>", ...)``: the products saving ``pct`` percent issued in each
+    decade of ``parts`` (``catalog/managers/facet_parts.py``), bumped with ``savings:<pct>``."""
+    return tuple(f"savings:{int(pct)}:{p}" for p in sorted(set(parts), key=str))
+
+
 def shown_products(documents):
     """``product_scope`` of the product documents ``documents`` (those a page shows)."""
     return product_scope(d["sku"] for d in documents if "sku" in d)
@@ -335,7 +341,7 @@ def cached(kind, key, compute, scope, shown=None):
     return value
 
 
-def cached_many(kind, keys, scope_of, compute_missing, remember=True):
+def cached_many(kind, keys, scope_of, compute_missing, remember=True, keep=None):
     """``{key: value}`` of ``keys``, each cached as ``cached(kind, key, ..., scope_of(key))``
     would, but read together: the versions of all their scopes in one read (none once read),
     the values in one ``get_many``, and those missing computed together by
@@ -343,7 +349,8 @@ def cached_many(kind, keys, scope_of, compute_missing, remember=True):
     one ``set_many``. Outside a request, ``compute_missing(keys)``. ``remember``: the versions
     not read with the request's first read are read with the page's next request's first
     (False: for a value read only when another is cold, which would cost every request of
-    the page those versions)."""
+    the page those versions). ``keep(computed)``: the keys of the computed values to store
+    (default all of them)."""
     keys = list(keys)
     state = _scope.get()
     if state is None:
@@ -362,7 +369,8 @@ def cached_many(kind, keys, scope_of, compute_missing, remember=True):
     missing = [key for key in keys if key not in values]
     if missing:
         computed = compute_missing(missing)
-        store.set_many({names[key]: computed[key] for key in missing}, settings.CATALOG_CACHE_SECONDS)
+        kept = set(missing) if keep is None else set(keep(computed)) & set(missing)
+        store.set_many({names[key]: computed[key] for key in missing if key in kept}, settings.CATALOG_CACHE_SECONDS)
         values.update(computed)
     return values
 

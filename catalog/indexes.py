@@ -27,6 +27,9 @@ _PRODUCT_INDEXES = [
         {"name": "type_genre_issue_date"},
     ),
     ([("pricing.pct_savings", ASCENDING)], {"name": "pct_savings"}),
+    # The deals' counts per saving and issue decade (``ProductManager.savings_counts``),
+    # migration 0014.
+    ([("pricing.pct_savings", ASCENDING), ("details.issue_date", ASCENDING)], {"name": "pct_savings_issue_date"}),
     (
         [("type", ASCENDING), ("details.actor", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_actor_issue_date"},

@@ -42,7 +42,7 @@ def issue_part(moment):
     return AFTER if moment.year > LAST_YEAR else moment.year - (moment.year - FIRST_YEAR) % 10
 
 
-def _part_range(part):
+def part_range(part):
     """The issue dates of ``part`` (a decade's first year, BEFORE or AFTER) as a ``$match``
     condition."""
     low = None if part == BEFORE else datetime.datetime(LAST_YEAR + 1 if part == AFTER else part, 1, 1)
@@ -123,7 +123,7 @@ class FacetPartsMixin:
         projection = {"pricing.retail": 1, "details.issue_date": 1, **{f["field"]: 1 for f in fields}}
         counts = {part: _empty(fields) for part in parts}
         if len(parts) <= MOST_PARTS_BY_RANGE and UNDATED not in parts:
-            matches = [{"listed_in": category_id, "details.issue_date": _part_range(part)} for part in parts]
+            matches = [{"listed_in": category_id, "details.issue_date": part_range(part)} for part in parts]
         else:
             matches = [{"listed_in": category_id}]
         for match in matches:

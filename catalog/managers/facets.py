@@ -53,6 +53,17 @@ def _value_counts(rows):
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
+def _group_key(field):
+    """The ``$group`` key of a facet ``field``: its path, or for a variant attribute
+    (``variants.options.<code>``) the list of its variants' values as a ``$map``. (SecantusDB
+    0.7.0b3 evaluates a path through an array of subdocuments in an expression as missing;
+    MongoDB gives the list of values, as the ``$map`` does on both.)"""
+    head, _, rest = field.partition(".")
+    if head == "variants":
+        return {"$map": {"input": {"$ifNull": ["$variants", []]}, "in": "$$this." + rest}}
+    return "$" + field
+
+
 class FacetsMixin(FacetPartsMixin):
     """Facet counts for ``ProductManager`` (needs ``read_collection``)."""
 
@@ -97,7 +108,7 @@ class FacetsMixin(FacetPartsMixin):
             facets["listed"] = [*others("in_stock"), {"$count": "n"}]
         for number, facet in enumerate(fields):
             facets[f"v{number}"] = [*others(facet["code"]),
-                                    {"$group": {"_id": "$" + facet["field"], "n": {"$sum": 1}}}]
+                                    {"$group": {"_id": _group_key(facet["field"]), "n": {"$sum": 1}}}]
         pipeline = [*({"$match": s} for s in stages), {"$facet": facets}]
 
         def read():

@@ -15,13 +15,14 @@ from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
 from ..listing import CARD_FIELD_NAMES, SORTS, DealsListing, ProductQuery
-from ..cache import PRODUCTS, cached, cached_many, product_scope, savings_scope, words_scope
+from ..cache import PRODUCTS, cached, cached_many, product_scope, savings_part_scope, savings_scope, words_scope
 from ..cards import CardList
 from ..ranking import what_matched
 from ..keywords import search_words
 from ..search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 from ..tree import listed_in
 from ..variants import apply_to_document, line_title, sellable_skus
+from .facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from .facets import FacetsMixin
 from .listings import ListingsMixin
 from .product_imports import ProductImportsMixin
@@ -321,19 +322,35 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
     def savings_counts(self, pcts):
         """``{pct: products saving exactly pct percent}`` for the whole percents ``pcts``, each
         cached under its ``savings:<pct>`` (bumped when a product's saving changes from or to
-        it; ``cache.cached_many``). Those not cached are counted by runs of consecutive
-        savings: one aggregation on the ``pricing.pct_savings`` index per run (after a price
-        edit, the two savings it changed)."""
+        it; ``cache.cached_many``). A saving not cached is summed from its counts per issue
+        decade (``facet_parts.issue_part``), each cached under ``savings:<pct>:<part>``, so
+        that a price edit recounts one decade of each saving it changes (one count on the
+        ``pct_savings_issue_date`` index each)."""
         def count(missing):
-            counts = dict.fromkeys(missing, 0)
-            for low, high in _runs(missing):
-                pipeline = [{"$match": {"pricing.pct_savings": {"$gte": low, "$lte": high}}},
-                            {"$group": {"_id": "$pricing.pct_savings", "n": {"$sum": 1}}}]
-                counts.update({row["_id"]: row["n"] for row in self.read_collection.aggregate(pipeline)
-                               if row["_id"] in counts})
-            return counts
+            keys = [(pct, part) for pct in missing for part in PARTS]
+            found = cached_many("savings-part", keys, lambda key: savings_part_scope(key[0], [key[1]]),
+                                self._count_saving_parts, remember=False, keep=_held_savings)
+            totals = dict.fromkeys(missing, 0)
+            for (pct, _part), n in found.items():
+                totals[pct] += n
+            return totals
 
         return cached_many("savings-count", [int(p) for p in pcts], lambda pct: savings_scope([pct]), count)
+
+    def _count_saving_parts(self, keys):
+        """``{(pct, part): products}`` of ``keys`` (``(saving, issue decade)`` pairs): a few
+        dated ones one count each, else one read of the issue dates of the savings named."""
+        if len(keys) <= MOST_PARTS_BY_RANGE and all(part != UNDATED for _pct, part in keys):
+            return {(pct, part): self.read_collection.count_documents(
+                {"pricing.pct_savings": pct, "details.issue_date": part_range(part)}) for pct, part in keys}
+        counts = dict.fromkeys(keys, 0)
+        pcts = sorted({pct for pct, _part in keys})
+        match = {"pricing.pct_savings": {"$gte": pcts[0], "$lte": pcts[-1]}}
+        for document in self.read_collection.find(match, {"pricing.pct_savings": 1, "details.issue_date": 1}):
+            key = (document["pricing"]["pct_savings"], issue_part((document.get("details") or {}).get("issue_date")))
+            if key in counts:
+                counts[key] += 1
+        return counts
 
     def by_artist(self, artist):
         """The albums and TV seasons of ``artist`` (exact name), newest first.
@@ -394,12 +411,11 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         return [self.from_document(d, {"sku", "title"}) for d in cursor]
 
 
-def _runs(numbers):
-    """The runs of consecutive integers in ``numbers``: ``[(first, last), ...]``, ascending."""
-    runs = []
-    for number in sorted(set(numbers)):
-        if runs and number == runs[-1][1] + 1:
-            runs[-1][1] = number
-        else:
-            runs.append([number, number])
-    return [tuple(run) for run in runs]
+
+def _held_savings(counts):
+    """The keys of ``counts`` (``{(pct, part): products}``) of the savings some product holds:
+    the decades of a saving no product holds are not kept (a dozen cache entries each for
+    the savings from 31 to 100 percent that a catalog seldom has); a product that comes to
+    one has it read whole, a few products."""
+    held = {pct for (pct, _part), n in counts.items() if n}
+    return [key for key in counts if key[0] in held]

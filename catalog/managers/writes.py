@@ -45,7 +45,8 @@ import contextlib
 import datetime
 
 from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
-                     faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope, savings_scope,
+                     faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
+                     savings_part_scope, savings_scope,
                      words_scope)
 from ..facets import band_of
 from .facet_parts import issue_part
@@ -156,8 +157,10 @@ def product_scopes(changes):
             names.update(faceted_part_scope(stayed, [issue_part(side.get("issued")) for side in sides]))
         if changed("text") or changed("faceted"):
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
-        if changed("pct"):
-            names.update(savings_scope(side.get("pct") or 0 for side in sides))
+        if changed("pct") or changed("issued"):
+            for side in sides:
+                names.update(savings_scope([side.get("pct") or 0]))
+                names.update(savings_part_scope(side.get("pct") or 0, [issue_part(side.get("issued"))]))
     return tuple(sorted(names))
 
 

@@ -21,6 +21,7 @@ from catalog.models import Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
 from tests.support.products import make_product
+from tests.support.products import set_price as support_set_price
 
 PER_PAGE = 10
 
@@ -69,9 +70,7 @@ def warm(client, urls):
 
 
 def set_price(sku, cents):
-    product = Product.objects.get(sku=sku)
-    product.pricing = Pricing.from_prices(5000, cents)
-    product.save()
+    support_set_price(sku, cents, 5000)
 
 
 def test_a_price_edit_resorts_only_the_pages_it_moves_products_across(rock):

@@ -25,7 +25,7 @@ from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scop
 from catalog.models import CatalogVersion, Category, Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
-from tests.support.products import make_product
+from tests.support.products import make_product, set_price
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 WARM = [("catalog_versions", "find"), ("inventory", "find")]
@@ -80,9 +80,7 @@ def crumbs(response):
 
 
 def new_price(sku, cents):
-    product = Product.objects.get(sku=sku)
-    product.pricing = Pricing.from_prices(2000, cents)
-    product.save()
+    set_price(sku, cents, 2000)
 
 
 def test_a_product_edit_leaves_other_categories_warm_and_its_own_pages_fresh(shop):

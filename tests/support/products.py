@@ -31,3 +31,11 @@ def make_product(title="Album", *, type="Audio Album", artist="Artist", genre=("
     )
     product.save()
     return product
+
+
+def set_price(sku, retail_cents, list_cents):
+    """Save the product ``sku`` with a new retail price (``Product.save``, the admin's write
+    path): ``retail_cents`` of ``list_cents``."""
+    product = Product.objects.get(sku=sku)
+    product.pricing = Pricing.from_prices(list_cents, retail_cents)
+    product.save()

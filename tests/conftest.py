@@ -42,3 +42,22 @@ def make_tree():
         return made
 
     return build
+
+
+@pytest.fixture
+def made_facet_indexes():
+    """Run ``ensure_indexes``, which also makes the facet indexes (no migration makes them);
+    drop those after the test. A test database keeps its indexes from test to test, and other
+    tests explain plans without them (the planner may otherwise pick a facet's index)."""
+    from django.core.management import call_command
+
+    from catalog.indexes import facet_indexes
+    from core.mongo import get_collection
+
+    call_command("ensure_indexes", verbosity=0)
+    yield
+    for table, specs in facet_indexes().items():
+        made = get_collection(table).index_information()
+        for _keys, options in specs:
+            if options["name"] in made:
+                get_collection(table).drop_index(options["name"])

@@ -306,21 +306,6 @@ def test_the_facet_form_keeps_the_other_parameters_and_has_labels(shelf):
     assert "Clear filters" in body
 
 
-@pytest.fixture
-def made_facet_indexes():
-    """Run ``ensure_indexes``; drop the facet indexes after the test (a test database keeps its
-    indexes from test to test, and other tests explain plans without them)."""
-    from django.core.management import call_command
-
-    from catalog.indexes import facet_indexes
-
-    call_command("ensure_indexes", verbosity=0)
-    yield
-    for table, specs in facet_indexes().items():
-        for _keys, options in specs:
-            get_collection(table).drop_index(options["name"])
-
-
 def test_ensure_indexes_creates_the_facet_indexes(made_facet_indexes):
     from catalog.indexes import facet_indexes
 

@@ -226,10 +226,7 @@ def test_category_pagination_keeps_the_price_range(client, make_tree, settings):
     lambda: Product.objects.by_artist("Miles Davis"),
     lambda: Product.objects.by_actor("Keanu Reeves"),
 ])
-def test_queries_use_an_index(make_query):
-    from django.core.management import call_command
-
-    call_command("ensure_indexes", verbosity=0)
+def test_queries_use_an_index(make_query, made_facet_indexes):
     make_product("Kind of Blue", artist="Miles Davis", genre=["Jazz"], list_cents=1000,
                  retail_cents=500)
     plan = str(make_query().explain()["queryPlanner"]["winningPlan"])

@@ -26,17 +26,9 @@ def restore_indexes():
 
 
 @pytest.fixture(autouse=True)
-def facet_indexes_made():
-    """Each test starts with the facet indexes made (as after a deployment's ensure_indexes:
-    no migration makes them), and they go after it: a test database keeps its indexes, and
-    other tests explain plans without them."""
-    create_indexes(indexes=facet_indexes())
-    yield
-    for table, specs in facet_indexes().items():
-        names = get_collection(table).index_information()
-        for _keys, options in specs:
-            if options["name"] in names:
-                get_collection(table).drop_index(options["name"])
+def _facet_indexes(made_facet_indexes):
+    """Each test starts with the facet indexes made, as after a deployment's ensure_indexes
+    (``made_facet_indexes``, tests/conftest.py, drops them after)."""
 
 
 def test_reports_every_expected_index():

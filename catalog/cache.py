@@ -230,9 +230,11 @@ def listing_page_scope(category_id):
 
 
 def category_page_scope(category):
-    """The scope of what a category page shows of ``category`` (a Category with ``ancestors``):
-    its own version, its cards' and its ancestors' names (its breadcrumbs)."""
-    return listing_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
+    """The scope of what a category page's heading shows of ``category`` (a Category with
+    ``ancestors``): its own version (its name, its subcategories) and its ancestors' names
+    (its breadcrumbs); not its cards', so that an edit of one of its products does not
+    render the heading again."""
+    return category_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
 
 
 def open_scope(read_versions, page=None):

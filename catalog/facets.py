@@ -19,7 +19,7 @@ counts and the listing's extra filters together for a view.
 from dataclasses import dataclass, field
 
 from .attributes import attr
-from .cache import prefetch
+from .cache import cached, prefetch
 
 #: The price bands: ``(URL value, label, lowest cents, highest cents excluded or None)``.
 PRICE_BANDS = [
@@ -47,23 +47,34 @@ def _types():
 
 
 def facet_fields():
-    """The facets a listing may offer: ``[{code, label, field, many}]``, the product type
+    """The facets a listing may offer: ``[{code, label, field, many, types}]``, the product type
     first, then every product type's facet attributes in display order: ``details.<code>``,
     or for a variant attribute ``variants.options.<code>`` (a product with variants holds
     its values there, one per variant); ``many``: the field holds a list (a multiple
-    choice, text with ``many``, a variant attribute)."""
+    choice, text with ``many``, a variant attribute); ``types``: the names of the product
+    types that have it (all of them for the type). Cached with the catalog's epoch, which a
+    type's save bumps: a request reads a list of dicts, not the types' models."""
+    return cached("facet-fields", (), _facet_fields, scope=())
+
+
+def _facet_fields():
     types = _types()
-    attributes = types.facet_attributes(types.names())
-    fields = [TYPE_FACET]
-    for a in attributes:
+    names = types.names()
+    fields = [{**TYPE_FACET, "types": names}]
+    for a in types.facet_attributes(names):
         code = attr(a, "code")
         if code in RESERVED or not code.isidentifier():
             continue
         variant = bool(attr(a, "variant"))
         fields.append({"code": code, "label": attr(a, "label") or code,
                        "field": f"variants.options.{code}" if variant else f"details.{code}",
-                       "many": variant or attr(a, "kind") == "multichoice" or bool(attr(a, "many"))})
+                       "many": variant or attr(a, "kind") == "multichoice" or bool(attr(a, "many")),
+                       "types": [name for name in names if code in _facet_codes(types, name)]})
     return fields
+
+
+def _facet_codes(types, name):
+    return {attr(a, "code") for a in types.facet_attributes([name])}
 
 
 @dataclass
@@ -230,10 +241,9 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     else:
         in_stock = manager.in_stock_count(stages, filters, counts["listed"])
     present = {value for value, _n in everything["values"].get("type", ())}
-    offered = {"type", *(attr(a, "code") for a in _types().facet_attributes(sorted(present)))}
     groups = [{"code": f["code"], "label": f["label"],
                "values": _values(counts["values"].get(f["code"], []), choice.values.get(f["code"], ()))}
-              for f in fields if f["code"] in offered]
+              for f in fields if present.intersection(f["types"])]
     bands = [{"value": key, "label": label, "count": counts["bands"].get(key, 0), "chosen": key in choice.bands}
              for key, label, _low, _high in PRICE_BANDS]
     params_chosen = tuple((code, v) for code, values in choice.values.items() for v in values) \

@@ -14,7 +14,7 @@ from catalog.managers.products import ProductManager
 from catalog.models import CatalogVersion
 from inventory.models import Inventory
 from core.mongo.counter import count_operations
-from tests.support.products import make_product
+from tests.support.products import make_product, set_price
 
 PAGES = ["/", "/c/music/", "/c/metal/", "/c/video/", "/p/SKU-A/", "/p/SKU-V/", "/search/?q=alpha",
          "/deals/", "/genre/Metal/", "/c/metal/?sort=price", "/c/metal/?sort=price&min_price=abc"]
@@ -82,6 +82,28 @@ def test_a_stock_change_redraws_the_cards_on_the_same_version(shop):
     assert "Only 2 left" in reader.get("/c/metal/").content.decode()
     Inventory.objects.set_stock("SKU-B", 0)
     assert "Sold out" in reader.get("/c/metal/").content.decode()
+
+
+def test_an_edit_of_a_product_off_the_page_renders_none_of_its_fragments_again(shop, settings, monkeypatch):
+    """One product a page: an edit of Alpha's price (on page 2 of Metal) re-reads page 1's
+    cards but renders neither its heading, its facets nor its grid (Beta's) again; page 2
+    shows the new price."""
+    from catalog.templatetags import fragments
+
+    settings.CATALOG_PAGE_SIZE = 1
+    reader = Client()
+    for _ in range(2):
+        reader.get("/c/metal/")
+        reader.get("/c/metal/?page=2")
+    rendered = []
+    keep = fragments.cached
+    monkeypatch.setattr(fragments, "cached", lambda kind, key, compute, scope: keep(
+        kind, key, lambda: rendered.append(kind) or compute(), scope))
+    set_price("SKU-A", 1400, 2000)
+    assert "Beta Album" in reader.get("/c/metal/").content.decode()
+    assert rendered == []
+    assert "$14.00" in reader.get("/c/metal/?page=2").content.decode()
+    assert rendered == ["fragment:cards"]
 
 
 def test_card_lists_convert_once_and_slice_lazily():

@@ -101,14 +101,15 @@ class OrderAdmin(admin.ModelAdmin):
 
     @admin.display(description="Refunds")
     def refund_history(self, order):
+        # mark_safe of a constant separator (bandit B308 reviewed).
         rows = format_html_join(
-            format_html("<br>"), "{} UTC: {} by {} ({}){}",
+            mark_safe("<br>"), "{} UTC: {} by {} ({}){}",  # nosec
             ((entry.at.strftime("%Y-%m-%d %H:%M"), money(entry.amount), entry.by, entry.reason or "no reason",
               "" if entry.status == "succeeded" else f" [{entry.status}]") for entry in order.refunds),
         )
         link = format_html('<a class="button" href="{}">Refund…</a>',
                            reverse("admin:orders_order_refund", args=[order.pk])) if refundable(order) else ""
-        return format_html("{}{}{}", rows or "None.", format_html("<br>") if link else "", link)
+        return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)  # nosec
 
     def has_add_permission(self, request):
         return False  # Orders are placed at checkout.

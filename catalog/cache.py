@@ -36,7 +36,11 @@ The scopes (names of version documents):
   changes what they count (type, facet price band, details, variants'
   options); ``faceted:<id>:<part>`` the counts of its products of one issue
   decade (``catalog/managers/facet_parts.py``), bumped for the decades of such
-  a product before and after, and when it changes its issue date;
+  a product before and after, when it changes its issue date, and when it
+  joins or leaves the listing; ``relisted:<id>`` the products it lists changed
+  by a category write (a move of a subtree below it, out or in): with the
+  decades', the versions of its facet counts kept in the database
+  (``FacetCount.objects``), which no epoch bump cools;
 - ``names:<id>``: the breadcrumbs of the categories below ``<id>``: bumped
   when ``<id>`` is renamed (a category page's scope holds its ancestors'
   ``names:``, so a rename above it shows without cooling listings);
@@ -204,6 +208,14 @@ def faceted_part_scope(ids, parts):
     (``catalog/managers/facet_parts.py``): a part of their facet counts, bumped with
     ``faceted:<id>`` by a write of a product of that part (before or after)."""
     return tuple(f"faceted:{i}:{p}" for i in sorted(set(ids)) for p in sorted(set(parts), key=str))
+
+
+def relisted_scope(ids):
+    """``("relisted:<id>", ...)`` of the categories ``ids``: bumped by a category write that
+    changes which products they list (a subtree moved out from below them or in), so that
+    the facet counts kept per issue decade are counted again; a product's own write bumps
+    the decades it changes instead (``faceted_part_scope``)."""
+    return tuple(f"relisted:{i}" for i in sorted(set(ids)))
 
 
 def listing_scope(category_ids=None):

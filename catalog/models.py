@@ -25,6 +25,7 @@ from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from .managers import (
     CatalogVersionManager,
     CategoryManager,
+    FacetCountManager,
     ListingCountManager,
     ProductManager,
     ProductTypeManager,
@@ -404,3 +405,25 @@ class ListingCount(models.Model):
 
     def __str__(self):
         return f"category {self.id}: {self.listed} products"
+
+
+class FacetCount(models.Model):
+    """A category's facet counts for the products of one issue decade (``facet_counts``,
+    ``catalog/managers/facet_counts.py``): ``total``, ``bands`` and ``values`` as counted
+    at ``stamp`` (the facet fields and the part's versions). A cold category page reads them
+    rather than counting its products. Written only by ``FacetCount.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=64, db_column="_id")
+    category = ObjectIdField()
+    part = models.CharField(max_length=16)
+    stamp = models.CharField(max_length=64)
+    total = models.IntegerField(default=0)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = FacetCountManager()
+
+    class Meta:
+        db_table = "facet_counts"
+
+    def __str__(self):
+        return f"{self.id}: {self.total} products"

@@ -289,7 +289,8 @@ class CategoryWritesMixin:
             # The subtree's pages (ancestors, listings), those above it before and after (their
             # listings and children), the new parent's other children's order.
             writes.categories_changed(changed=[*subtree, *above, *([parent_id] if parent_id else [])],
-                                      depths=[len(node.get("ancestors", [])), len(new_ancestors)])
+                                      depths=[len(node.get("ancestors", [])), len(new_ancestors)],
+                                      relisted=above)
         category.parent_id = parent_id
         category.position = place
         category.ancestors = self.from_document({"ancestors": new_ancestors}).ancestors

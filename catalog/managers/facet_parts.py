@@ -13,15 +13,27 @@ part (``catalog/managers/writes.py``). So after a price edit that moves a
 product into another price band, the next request counts one decade of the
 category and sums the parts.
 
-Parts missing together are counted in one aggregation: a few by their issue
-dates' range (on the ``listed_in_issue_date`` index), many (a cold
-category) by grouping the whole category's products by part.
+Below the cache, each part is kept in the database (``FacetCount.objects``,
+``catalog/managers/facet_counts.py``) stamped with the versions it was
+counted at, ``faceted:<id>:<part>`` and ``relisted:<id>`` (not the category's
+own version nor the epoch: a rename or a cold cache leaves them). A part
+missing from the cache is read from there (one read for all of them) when
+its stamp is current; the others are counted and kept (one write). So a
+cold cache (a restarted worker, an epoch bump) reads a dozen small
+documents, and only a category never counted, or after a product type
+changed, counts its products.
+
+Parts counted together are counted in one read: a few by their issue
+dates' range (on the ``listed_in_issue_date`` index), many (a category
+never counted) by reading the whole category's products.
 """
 
 import datetime
+import hashlib
 
-from ..cache import cached_many, category_scope, faceted_part_scope
+from ..cache import UNSET, cached_many, faceted_part_scope, relisted_scope, versions
 from ..facets import band_of
+from .siblings import catalog_model
 
 #: The first and last issue years in a decade's part (a part is named by its decade's first year).
 FIRST_YEAR, LAST_YEAR = 1950, 2039
@@ -90,22 +102,43 @@ def _values_at(document, path):
     return flat
 
 
+def part_scope(category_id, part):
+    """The versions ``part`` of ``category_id``'s facet counts is kept under: its decade's
+    and the category's relisting's (``catalog/cache.py``)."""
+    return (*faceted_part_scope([category_id], [part]), *relisted_scope([category_id]))
+
+
+def _tokens(names):
+    """``{name: token}`` of the scope ``names``: the request's (read once per request), or
+    outside a request read now (one read)."""
+    found = versions(names)
+    if found is not None:
+        return dict(zip(names, found))
+    read = catalog_model("CatalogVersion").objects.tokens(names)
+    return {name: read.get(name, UNSET) for name in names}
+
+
+def _stamp(key, tokens):
+    return hashlib.sha1(repr((key, tokens)).encode(), usedforsecurity=False).hexdigest()
+
+
 class FacetPartsMixin:
     """``category_facet_counts`` for ``ProductManager`` (needs ``read_collection``)."""
 
     def category_facet_counts(self, category_id, fields):
         """The facet counts of the products listed in ``category_id`` without a choice, summed
         from its issue-decade parts (see the module docstring): ``{"total", "values": {code:
-        {value: products}}, "bands": {band key: products}}``."""
+        {value: products}}, "bands": {band key: products}}``. Warm: the cache; cold: one
+        read of the kept parts, and for those not current one read of products and one
+        write."""
         key = repr([f["field"] for f in fields])
 
         def count(missing):
             parts = [part for _key, part in missing]
-            return {(key, part): counts for part, counts in self._count_parts(category_id, fields, parts).items()}
+            return {(key, part): counts for part, counts in self.kept_facet_parts(category_id, fields, parts).items()}
 
         found = cached_many("facet-part", [(key, part) for part in PARTS],
-                            lambda k: (*category_scope([category_id]), *faceted_part_scope([category_id], [k[1]])),
-                            count, remember=False)
+                            lambda k: part_scope(category_id, k[1]), count, remember=False)
         total = _empty(fields)
         for counts in found.values():
             total["total"] += counts["total"]
@@ -116,6 +149,31 @@ class FacetPartsMixin:
                 for value, n in values.items():
                     slot[value] = slot.get(value, 0) + n
         return total
+
+    def kept_facet_parts(self, category_id, fields, parts):
+        """``{part: counts}`` of ``parts`` of ``category_id``'s facet counts: those kept at
+        their current stamp (``FacetCount.objects``: one read), the others counted
+        (``_count_parts``: one read of products) and kept (one write)."""
+        key = repr([f["field"] for f in fields])
+        scopes = {part: part_scope(category_id, part) for part in parts}
+        tokens = _tokens(sorted({name for names in scopes.values() for name in names}))
+        stamps = {part: _stamp(key, tuple(tokens[n] for n in scopes[part])) for part in parts}
+        kept = catalog_model("FacetCount").objects
+        found = kept.kept(category_id, stamps)
+        missing = [part for part in parts if part not in found]
+        if missing:
+            counted = self._count_parts(category_id, fields, missing)
+            kept.keep(category_id, {part: (stamps[part], counted[part]) for part in missing})
+            found.update(counted)
+        return found
+
+    def keep_facet_counts(self, category_ids, fields):
+        """Count and keep the facet counts of ``category_ids`` not kept yet at their current
+        versions (``kept_facet_parts`` of every part of each: per category one read of the
+        kept parts, and when some are not current one read of its products and one write).
+        For a bulk load's end (``populatedb``), so that no shopper's request counts them."""
+        for category_id in category_ids:
+            self.kept_facet_parts(category_id, fields, list(PARTS))
 
     def _count_parts(self, category_id, fields, parts):
         """``{part: counts}`` of ``parts`` of ``category_id``'s products: one read of their facet

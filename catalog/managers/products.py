@@ -287,12 +287,13 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         return len(lists)
 
     def delete_all(self):
-        """Delete every product, and every category's kept count; returns how many products.
-        (``load_catalog --reset``.)"""
+        """Delete every product, and every category's kept count and kept facet counts;
+        returns how many products. (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
         finally:
             catalog_model("ListingCount").objects.forget_all()
+            catalog_model("FacetCount").objects.forget_all()
             writes.catalog_reset()
 
     # -- storefront queries ("Product Catalog" use case "Operations") ----------------------

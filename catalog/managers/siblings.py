@@ -9,11 +9,3 @@ def catalog_model(name):
     for an unknown name."""
     return apps.get_model("catalog", name)
 
-
-def bump_catalog_version(names=None):
-    """Bump the versions ``names`` (scope names, ``catalog/cache.py``; None: the epoch, which
-    cools every cached read) after a catalog write (one write); returns ``{name: token}``.
-    The catalog's own writes bump only what they change through ``catalog/managers/writes.py``;
-    this is for a write that cannot say what it changed."""
-    versions = catalog_model("CatalogVersion").objects
-    return versions.bump() if names is None else versions.bump(names)

@@ -25,7 +25,8 @@ from pymongo import UpdateOne
 from core.mongo.collections import MongoCollectionMixin
 
 from ..cache import cached
-from .siblings import bump_catalog_version, catalog_model
+from . import writes as catalog_writes
+from .siblings import catalog_model
 
 
 class ProductTypeManager(MongoCollectionMixin, models.Manager):
@@ -97,7 +98,7 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
     def delete_type(self, product_type):
         """Delete ``product_type`` (the caller checked ``product_count`` is 0); bump the catalog."""
         product_type.delete()
-        bump_catalog_version()
+        catalog_writes.product_types_changed()
 
     def save_type(self, product_type, renamed_choices=None):
         """Save ``product_type`` (a ProductType, new or changed) and rewrite the stored
@@ -141,5 +142,5 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
                                         {"$set": {path: [renames.get(v, v) for v in values]}}))
             if writes:
                 products.bulk_write(writes, ordered=False)
-        bump_catalog_version()
+        catalog_writes.product_types_changed()
         return product_type

@@ -11,6 +11,8 @@ What a catalog write must also do:
   their ancestors) (``derive_product_fields``, ``prepare_product``);
 - the kept counts of the categories whose listing it changes, marked
   before and recounted after (``ListingCount.objects.changing``);
+- the kept facet counts (``FacetCount.objects``), by the versions it bumps, and
+  forgotten when product types change (``product_types_changed``);
 - the bump, once it is done, of the versions of what it changed, and only
   those (``catalog/cache.py``): a product write bumps its product, the
   cards of the categories it is listed in before and after, and of those
@@ -46,8 +48,7 @@ import datetime
 
 from ..cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                      faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
-                     savings_part_scope, savings_scope,
-                     words_scope)
+                     relisted_scope, savings_part_scope, savings_scope, words_scope)
 from ..facets import band_of
 from .facet_parts import issue_part
 from ..keywords import KEYWORD_SOURCES, document_keywords
@@ -152,9 +153,13 @@ def product_scopes(changes):
         if changed("retail"):
             retails = [side.get("retail") for side in sides]
             names.update(prices_scope(stayed, min(retails, key=_cents), max(retails, key=_cents)))
+        parts = [issue_part(side.get("issued")) for side in sides]
+        # The decades of its facet counts: of those it joins or leaves, and of those it
+        # stays in when it changes what they count.
+        names.update(faceted_part_scope(joined, parts))
         if changed("faceted") or changed("issued"):
             names.update(faceted_scope(stayed))
-            names.update(faceted_part_scope(stayed, [issue_part(side.get("issued")) for side in sides]))
+            names.update(faceted_part_scope(stayed, parts))
         if changed("text") or changed("faceted"):
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
         if changed("pct") or changed("issued"):
@@ -284,20 +289,22 @@ def product_deleted(product, moment):
 # -- categories -------------------------------------------------------------------------
 
 
-def category_write_scopes(changed=(), renamed=(), depths=()):
+def category_write_scopes(changed=(), renamed=(), depths=(), relisted=()):
     """The scope names a category write bumps: the categories ``changed`` (ids whose page
     shows something new: the node, its parents, a moved subtree), the breadcrumb names of
-    ``renamed`` (ids), the tree, and the navigation when one of ``depths`` (the depths,
-    before and after, of the categories written) is 0 or 1."""
-    names = {*category_scope(changed), *names_scope(renamed), TREE}
+    ``renamed`` (ids), the products listed in ``relisted`` (ids: those above a moved
+    subtree, before and after: their kept facet counts), the tree, and the navigation when
+    one of ``depths`` (the depths, before and after, of the categories written) is 0 or 1."""
+    names = {*category_scope(changed), *names_scope(renamed), *relisted_scope(relisted), TREE}
     if any(depth <= 1 for depth in depths):
         names.add(NAVIGATION)
     return tuple(names)
 
 
-def categories_changed(changed=(), renamed=(), depths=()):
-    """After a category write: bump ``category_write_scopes(changed, renamed, depths)`` (one write)."""
-    return _versions().bump(category_write_scopes(changed, renamed, depths))
+def categories_changed(changed=(), renamed=(), depths=(), relisted=()):
+    """After a category write: bump ``category_write_scopes(changed, renamed, depths, relisted)``
+    (one write)."""
+    return _versions().bump(category_write_scopes(changed, renamed, depths, relisted))
 
 
 def category_saved(category):
@@ -307,11 +314,20 @@ def category_saved(category):
     below = [d["_id"] for d in catalog_model("Category").objects.collection.find(
         {"ancestors._id": category.pk}, {"_id": 1})]
     ancestors = [a.pk for a in category.ancestors or []]
-    categories_changed([category.pk, *below, *ancestors[-1:], *([category.parent_id] if category.parent_id else [])],
-                       renamed=[category.pk], depths=[len(ancestors)])
+    changed = [category.pk, *below, *ancestors[-1:], *([category.parent_id] if category.parent_id else [])]
+    categories_changed(changed, renamed=[category.pk], depths=[len(ancestors)], relisted=[*changed, *ancestors])
 
 
 def catalog_reset():
     """After a write that empties a collection of the catalog (``delete_all``): bump the epoch,
     every cached read (one write)."""
+    _versions().bump()
+
+
+def product_types_changed():
+    """After a write of product types (a type saved or deleted, with the products it
+    rewrites): forget every kept facet count (``FacetCount.objects``: a type's facet
+    attributes or its choices' values may have changed, and those counts are not keyed by
+    the epoch), then bump the epoch (two writes)."""
+    catalog_model("FacetCount").objects.forget_all()
     _versions().bump()

@@ -20,8 +20,8 @@ from django.db import connections
 from django.test import Client, override_settings
 
 from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
-                           faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope, product_scope,
-                           savings_part_scope, savings_scope, words_scope)
+                           faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope,
+                           product_scope, relisted_scope, savings_part_scope, savings_scope, words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
@@ -266,9 +266,10 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=jazz), "J")) == {
         *category_scope([jazz, music]), *names_scope([jazz]), TREE, NAVIGATION}
     assert bumped(lambda: Category.objects.move(Category.objects.get(pk=doom), jazz)) == {
-        *category_scope([doom, metal, rock, music, jazz]), TREE}
+        *category_scope([doom, metal, rock, music, jazz]), *relisted_scope([metal, rock, music, jazz]), TREE}
     assert bumped(lambda: Product.objects.get(sku="SKU-J").delete()) == {
         *product_scope(["SKU-J"]), *category_scope([music, jazz]), *cards_scope([music, jazz]), PRODUCTS, ISSUED,
+        *faceted_part_scope([music, jazz], [2020]),
         *words_scope(["blue", "train", "artist"]), *savings_scope([0]),
         *savings_part_scope(0, [2020])}
     assert bumped(lambda: Category.objects.delete_category(Category.objects.get(pk=doom))) == {

@@ -1,0 +1,140 @@
+"""A category's facet counts kept in the database per issue decade (``FacetCount.objects``,
+``catalog/managers/facet_counts.py``): a cold cache reads them instead of counting the
+category's products; every write that changes what they count makes them counted again.
+
+The counts shown are checked against plain counts (``tests/catalog/test_facets.py``) after
+each write, with the cache emptied first, so that they come from the kept documents.
+"""
+
+import pytest
+from django.core.cache import caches
+from django.test import Client
+
+from catalog import generate
+from catalog.generate import populate
+from catalog.models import CatalogVersion, Category, FacetCount, Product, ProductType
+from core.mongo import get_collection
+from core.mongo.counter import count_operations
+from inventory.models import Inventory
+from tests.catalog.test_facets import assert_counts_are_plain
+from tests.support.products import make_product
+
+
+@pytest.fixture
+def shelf(make_tree):
+    made = make_tree({"Music": {"Rock": {}, "Jazz": {}}})
+    rows = [("A", "AC/DC", ["Rock"], 499, "Rock"), ("B", "AC/DC", ["Metal"], 899, "Rock"),
+            ("C", "Miles", ["Jazz"], 1299, "Jazz"), ("D", "Miles", ["Jazz", "Rock"], 2499, "Jazz"),
+            ("E", "Blur", ["Rock"], 999, "Rock")]
+    for sku, artist, genre, cents, category in rows:
+        make_product(f"Album {sku}", sku=sku, artist=artist, genre=genre, list_cents=cents,
+                     categories=[made[category].pk])
+    Inventory.objects.ensure_stock([r[0] for r in rows], 4)
+    return made
+
+
+def cold(url):
+    """Request ``url`` with every cached read gone (an emptied cache and a new epoch, as a
+    restarted worker of a shared cache would see): ``(response, operations)``."""
+    caches["default"].clear()
+    CatalogVersion.objects.bump()
+    with count_operations() as ops:
+        response = Client().get(url)
+    assert response.status_code == 200
+    return response, ops.operations
+
+
+def values(response, code):
+    group = next((g for g in response.context["facets"].groups if g["code"] == code), {"values": []})
+    return {item["value"]: item["count"] for item in group["values"]}
+
+
+def test_a_cold_cache_reads_the_kept_counts_not_the_products(shelf):
+    first, counted = cold("/c/music/")
+    assert ("facet_counts", "find") in counted
+    assert get_collection("facet_counts").count_documents({"category": shelf["Music"].pk}) >= 1
+    again, read = cold("/c/music/")
+    # the kept counts are current: no read of the products for them (only the page's order
+    # and its cards), no write
+    assert read.count(("products", "find")) == counted.count(("products", "find")) - 1, (counted, read)
+    assert [op for op in read if op[0] == "facet_counts"] == [("facet_counts", "find")], read
+    assert values(again, "genre") == values(first, "genre") == {"Rock": 3, "Jazz": 2, "Metal": 1}
+    assert_counts_are_plain("/c/music/", [{"listed_in": shelf["Music"].pk}], {})
+
+
+def test_kept_counts_follow_every_write_that_changes_them(shelf):
+    base = [{"listed_in": shelf["Music"].pk}]
+    cold("/c/music/")  # kept
+    edits = [
+        lambda: _edit("A", genre=["Soul"]),                      # a value, in one decade
+        lambda: _edit("B", list_cents=2999),                     # a price band
+        lambda: _edit("C", issue_year=1961),                     # another decade
+        lambda: make_product("Album F", sku="F", genre=["Blues"], categories=[shelf["Jazz"].pk]),  # joins
+        lambda: Product.objects.get(sku="E").delete(),           # leaves
+    ]
+    for edit in edits:
+        edit()
+        caches["default"].clear()
+        assert_counts_are_plain("/c/music/", base, {})
+        assert_counts_are_plain("/c/music/", base, {"genre": ["Rock"]})
+
+
+def _edit(sku, genre=None, list_cents=None, issue_year=None):
+    import datetime
+
+    from catalog.models import Pricing
+
+    product = Product.objects.get(sku=sku)
+    if genre is not None:
+        product.details["genre"] = genre
+    if list_cents is not None:
+        product.pricing = Pricing.from_prices(list_cents, list_cents)
+    if issue_year is not None:
+        product.details["issue_date"] = datetime.datetime(issue_year, 5, 1, tzinfo=datetime.UTC)
+    product.save()
+
+
+def test_a_moved_subtree_makes_the_categories_above_it_counted_again(make_tree):
+    made = make_tree({"Music": {"Rock": {"Punk": {}}}, "Video": {}})
+    make_product("Album P", sku="P", genre=["Punk"], categories=[made["Punk"].pk])
+    make_product("Film V", sku="V", type="Film", genre=["Drama"], actor=["Ada"], categories=[made["Video"].pk])
+    for slug in ("/c/music/", "/c/rock/", "/c/video/"):
+        cold(slug)  # kept
+    Category.objects.move(made["Punk"], made["Video"])
+    caches["default"].clear()
+    assert values(Client().get("/c/music/"), "genre") == {}
+    assert values(Client().get("/c/rock/"), "genre") == {}
+    assert values(Client().get("/c/video/"), "genre") == {"Drama": 1, "Punk": 1}
+
+
+def test_a_changed_product_type_forgets_the_kept_counts(shelf):
+    first, _ops = cold("/c/music/")
+    assert values(first, "type") == {"Audio Album": 5}
+    album = ProductType.objects.by_name("Audio Album")
+    album.name = "Record"
+    ProductType.objects.save_type(album)  # rewrites every album's type
+    assert get_collection("facet_counts").count_documents({}) == 0
+    renamed, _ops = cold("/c/music/")
+    assert values(renamed, "type") == {"Record": 5}
+
+
+def test_a_part_with_too_many_values_is_counted_not_kept(shelf, monkeypatch):
+    from catalog.managers import facet_counts
+
+    monkeypatch.setattr(facet_counts, "MOST_VALUES_KEPT", 2)
+    first, _ops = cold("/c/music/")
+    assert get_collection("facet_counts").count_documents({"total": {"$gt": 0}}) == 0  # the empty parts are
+    again, read = cold("/c/music/")
+    assert ("facet_counts", "find") in read
+    assert values(again, "genre") == values(first, "genre")
+
+
+def test_populatedb_keeps_the_large_categories_counts(monkeypatch):
+    monkeypatch.setattr(generate, "KEEP_FACETS_FROM", 20)
+    populate(120, categories=110, stock=2, seed=3)
+    top = Category.objects.get_by_slug("top-0")
+    assert FacetCount.objects.collection.count_documents({"category": top.pk}) >= 1
+    response, read = cold("/c/top-0/")
+    # no shopper's request counts a large category: its kept counts are current
+    assert [op for op in read if op[0] == "facet_counts"] == [("facet_counts", "find")], read
+    assert_counts_are_plain("/c/top-0/", [{"listed_in": top.pk}], {})

@@ -138,3 +138,22 @@ def test_populatedb_keeps_the_large_categories_counts(monkeypatch):
     # no shopper's request counts a large category: its kept counts are current
     assert [op for op in read if op[0] == "facet_counts"] == [("facet_counts", "find")], read
     assert_counts_are_plain("/c/top-0/", [{"listed_in": top.pk}], {})
+
+
+def test_the_kept_counts_are_read_by_id_not_by_scanning_every_category(shelf):
+    from django.db import connections
+
+    from catalog.managers.facet_parts import PARTS
+
+    for slug in ("/c/music/", "/c/rock/", "/c/jazz/"):
+        cold(slug)  # three categories' parts kept
+    assert get_collection("facet_counts").count_documents({}) == 3 * len(PARTS)
+    caches["default"].clear()
+    CatalogVersion.objects.bump()
+    with count_operations() as ops:
+        Client().get("/c/rock/")
+    read, = [command for (collection, _op), command in zip(ops.operations, ops.commands)
+             if collection == "facet_counts"]
+    query = {"find": "facet_counts", "filter": read["filter"]}
+    stats = connections["default"].database.command("explain", query, verbosity="executionStats")
+    assert stats["executionStats"]["totalDocsExamined"] == len(PARTS)  # the category's parts only

@@ -28,6 +28,7 @@ from bson import ObjectId
 
 from .chinook import AUDIO_ALBUM, format_variants
 from .facets import facet_fields
+from .managers.writes import catalog_reset
 from .models import Category, ListingCount, Pricing, Product
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
@@ -98,9 +99,10 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     ``stock`` units each, in batches of ``BATCH`` products.
 
     The batches are written without marking the categories' kept counts (the
-    catalog is empty: it has none); every category is counted once at the end
-    (``ListingCount.objects.recount_all``: one pass over every product), then the facet
-    counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
+    catalog is empty: it has none) nor bumping versions; at the end every
+    category is counted once (``ListingCount.objects.recount_all``: one pass over
+    every product), the epoch is bumped once (``writes.catalog_reset``: every cached
+    read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
     (``ProductManager.keep_facet_counts``: one read of each one's products), so that no
     shopper's first request counts a large category.
     ``progress``: called with the number of products written after each batch
@@ -126,11 +128,12 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         for number in range(start, min(start + BATCH, products)):
             leaf = rng.choice(leaves)
             batch.append(make_product(number, leaf, genre_of[leaf], rng))
-        Product.objects.sync(batch, recount=False)
+        Product.objects.sync(batch, recount=False, bump=False)
         Inventory.objects.ensure_stock([sku for p in batch for sku in p.sellable_skus], stock)
         if progress is not None:
             progress(len(batch))
     listed = ListingCount.objects.recount_all()  # once, not per batch: every product once
+    catalog_reset()  # the versions: every cached read, once, not thousands a batch
     Product.objects.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())
     return len(nodes), products

@@ -209,7 +209,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         pipeline = [{"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
         return [(row["_id"] or [], row["n"]) for row in self.read_collection.aggregate(pipeline)]
 
-    def sync(self, products, recount=True):
+    def sync(self, products, recount=True, bump=True):
         """Make the stored products match ``products`` (Product instances), keyed by SKU.
 
         One read of the categories' ancestors (for ``listed_in``), one of the
@@ -219,7 +219,9 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         products change are marked before and recounted after
         (``ListingCount.objects.changing``: 3 more round trips). ``recount=False``
         skips that, for a bulk load into a catalog without kept counts whose caller
-        recounts every category at its end (``populatedb``: ``recount_all``).
+        recounts every category at its end (``populatedb``: ``recount_all``); ``bump=False``
+        bumps no version, for a bulk load whose caller bumps the epoch at its end
+        (``writes.catalog_reset``: one write rather than thousands of versions a batch).
         Products whose SKU is not in ``products`` are left alone; the details are checked
         first (``ProductType.objects.clean_products``). Returns ``{'created', 'updated', 'unchanged'}``.
         """
@@ -250,7 +252,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
                 report["updated"] += 1
                 changes.append((writes.facts(current), writes.facts(document)))
         if to_write:
-            with writes.products_changing(changes, recount=recount):
+            with writes.products_changing(changes if bump else None, recount=recount):
                 self.collection.bulk_write(to_write, ordered=False)
         return report
 

@@ -224,13 +224,17 @@ def products_changing(changes, recount=True):
     recounts after the kept counts of the categories it relists (``ListingCount.objects.changing``:
     3 round trips, none when no listing changes; ``recount=False`` skips them for a bulk
     load that recounts everything at its end), then bumps the versions of what changed (one
-    write), also when the write raised."""
-    changes = list(changes)
+    write), also when the write raised. ``changes`` None: a bulk load into an empty
+    catalog, which bumps nothing (its caller bumps the epoch at its end: ``catalog_reset``)
+    and marks nothing."""
+    bump = changes is not None
+    changes = list(changes or ())
     try:
         with _counts().changing(relisted_categories(changes) if recount else ()):
             yield
     finally:
-        _versions().bump(product_scopes(changes))
+        if bump:
+            _versions().bump(product_scopes(changes))
 
 
 def products_written(changes):

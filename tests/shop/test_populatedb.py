@@ -89,3 +89,16 @@ def test_age_writes_a_year_of_trade_in_the_shops_schema_and_keeps_the_invariant(
 def test_populatedb_needs_something_to_generate():
     with pytest.raises(CommandError, match="--products N, --age, or both"):
         populate()
+
+
+def test_a_bulk_load_bumps_the_epoch_once_not_a_version_per_product():
+    from catalog.models import CatalogVersion
+
+    reader = Client()
+    empty = reader.get("/").content  # the home page cached, with no product
+    epoch = CatalogVersion.objects.current()
+    populate("--products", "40", "--categories", "130")
+    names = [d["name"] for d in CatalogVersion.objects.collection.find({}, {"name": 1})]
+    assert not [n for n in names if n.startswith(("product:", "cards:", "faceted:"))], names
+    assert CatalogVersion.objects.current() != epoch
+    assert reader.get("/").content != empty  # the cached page is not served again

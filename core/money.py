@@ -32,3 +32,44 @@ def display(amount_cents):
     amount_cents = int(amount_cents)
     sign = "-" if amount_cents < 0 else ""
     return f"{sign}${abs(amount_cents) // 100:,}.{abs(amount_cents) % 100:02d}"
+
+
+def apportion(amount, weights):
+    """Split ``amount`` integer cents over ``weights`` (a list of ints >= 0) pro rata.
+
+    Returns a list of ints, one per weight, summing to ``amount`` exactly: each
+    share is rounded down and the rounding remainder goes to the last line with a
+    weight (the rule django-oscar and Saleor both follow, written once here). With
+    every weight 0 the whole amount goes to the last line; an empty ``weights``
+    gives ``[]`` (and ``amount`` must then be 0, else ``ValueError``).
+    Used for discounts and tax: each order line stores its share, so that a
+    refund of the line gives back exactly what was paid for it.
+    """
+    amount = int(amount)
+    if not weights:
+        if amount:
+            raise ValueError(f"Cannot apportion {amount} cents over no lines.")
+        return []
+    total = sum(weights)
+    if total <= 0:
+        return [0] * (len(weights) - 1) + [amount]
+    shares = [amount * int(w) // total for w in weights]
+    last = max(i for i, w in enumerate(weights) if w > 0)
+    shares[last] += amount - sum(shares)
+    return shares
+
+
+def share_of_units(amount, qty, units, before=0):
+    """The part of a line's ``amount`` cents (its discount, tax or price paid) that belongs to
+    ``units`` of its ``qty`` units, ``before`` units having been taken already (refunded).
+
+    Exact over any sequence: the shares of a line's units taken in parts always sum
+    to ``amount`` (each part is ``floor(amount * (before + units) / qty) -
+    floor(amount * before / qty)``). Raises ``ValueError`` when ``before + units``
+    exceeds ``qty`` or a count is negative.
+    """
+    if units < 0 or before < 0 or before + units > qty:
+        raise ValueError(f"{units} units after {before} of a line of {qty}.")
+    if qty == 0:
+        return 0
+    return amount * (before + units) // qty - amount * before // qty

@@ -69,16 +69,17 @@ def lock_cart(cart_id, payment_key):
 
 
 def _reread_prices(cart):
-    """The locked ``cart`` (raw) at the catalog's prices of now: ``(cart, changes, weights)``.
+    """The locked ``cart`` (raw) at the catalog's prices of now: ``(cart, changes, facts)``.
 
-    One read for all its SKUs (``Product.objects.prices_and_weights``, an
+    One read for all its SKUs (``Product.objects.checkout_facts``, an
     indexed ``$in`` by SKU): ``cart`` with each line's ``details.price``
     replaced by the current retail price, the ``repricing.PriceChange`` of
-    each line whose price moved since it was added, and ``{sku: grams}``.
+    each line whose price moved since it was added, and ``{sku: SkuFacts}``
+    (weights, types, categories: what ``pricing.price`` matches rules on).
     """
-    facts = Product.objects.prices_and_weights([line["sku"] for line in cart["items"]])
-    items, changes = repricing.reprice(cart["items"], {sku: price for sku, (price, _) in facts.items()})
-    return {**cart, "items": items}, changes, {sku: weight for sku, (_, weight) in facts.items()}
+    facts = Product.objects.checkout_facts([line["sku"] for line in cart["items"]])
+    items, changes = repricing.reprice(cart["items"], {sku: fact.price for sku, fact in facts.items()})
+    return {**cart, "items": items}, changes, facts
 
 
 def _refuse_unconfirmed(cart_id, key, cart, changes, total):
@@ -90,21 +91,25 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, name, email, address, user_id, session_key, weights):
+def _priced_order(cart, name, email, address, user_id, session_key, facts):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
-    ``cart`` as ``_reread_prices`` gives it (current prices), ``weights``
-    ``{sku: grams}``; the totals come from those prices (``pricing.totals``),
-    never a form's. No round trip.
+    ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
+    ``{sku: SkuFacts}``; the figures come from those prices through the pricing
+    pipeline (``pricing.price``: discounts, shipping, tax, each line's shares
+    stored on it), never a form's. No round trip.
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
-    figures = pricing.totals(lines, weights)
+    context = pricing.PricingContext(cart_id=str(cart["_id"]), user_id=str(user_id or ""), email=email,
+                                     address=dict(address) if address else None)
+    figures = pricing.price(lines, facts, context)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
-        "lines": [{**line, "weight": weights.get(line["sku"], 0)} for line in lines],
+        "lines": [line.as_order_line() for line in figures.lines],
         "address": dict(address) if address else None,
-        "subtotal": figures.subtotal, "shipping": figures.shipping, "tax": figures.tax,
+        "subtotal": figures.subtotal, "discount": figures.discount, "discounts": figures.discounts,
+        "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
         "session_key": session_key or "",
     }
@@ -157,8 +162,8 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     key = new_key()
     cart = lock_cart(cart_id, key)
     try:
-        cart, changes, weights = _reread_prices(cart)
-        order, total = _priced_order(cart, name, email, address, user_id, session_key, weights)
+        cart, changes, facts = _reread_prices(cart)
+        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         PaymentAttempt.objects.begin(key, cart_id, total, order)
@@ -280,6 +285,9 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
         "_id": order_id(key), "number": number, "status": Order.PAID, "placed_at": moment, "cart_id": cart_id,
         **{field: order[field] for field in ("user_id", "name", "email", "lines", "address",
                                              "subtotal", "shipping", "tax", "total")},
+        # Priced before the line shares existed (an attempt kept across an upgrade): none.
+        **{field: order.get(field, empty) for field, empty in (("discount", 0), ("discounts", []),
+                                                                ("shipping_tax", 0))},
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }

@@ -51,14 +51,40 @@ class OrderLine(EmbeddedModel):
     qty = models.PositiveIntegerField()
     price = models.PositiveIntegerField(help_text="cents per unit")
     weight = models.PositiveIntegerField(default=0, help_text="grams per unit")
+    # The line's shares of the order's discounts and tax, as charged (orders.pricing):
+    # a refund of the line's units gives back exactly these (pricing.refund_of_units).
+    discount = models.PositiveIntegerField(default=0, help_text="cents off the whole line")
+    tax = models.PositiveIntegerField(default=0, help_text="cents of tax on the whole line")
+    tax_rate = models.CharField(max_length=12, blank=True, default="0", help_text="percent, as applied")
 
     @property
     def subtotal(self):
         """``qty`` times ``price``, in cents."""
         return self.qty * self.price
 
+    @property
+    def net(self):
+        """The line after its discount, before tax (cents)."""
+        return self.subtotal - self.discount
+
+    @property
+    def paid(self):
+        """What the shopper paid for the line: ``net`` plus its ``tax`` (cents)."""
+        return self.net + self.tax
+
     def __str__(self):
         return f"{self.qty} x {self.sku}"
+
+
+class AppliedDiscount(EmbeddedModel):
+    """A discount as applied to an order (a snapshot: later edits of the rule change nothing):
+    the ``code`` typed ("" for an automatic offer), the rule's ``name``, its ``kind``
+    (e.g. "percent", "fixed", "free_shipping") and the ``amount`` it took off, in cents."""
+
+    code = models.CharField(max_length=64, blank=True, default="")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=30)
+    amount = models.PositiveIntegerField(help_text="cents")
 
 
 class Address(EmbeddedModel):
@@ -148,8 +174,11 @@ class Order(models.Model):
     lines = EmbeddedModelArrayField(OrderLine, default=list)
     address = EmbeddedModelField(Address, null=True, blank=True)
     subtotal = models.PositiveIntegerField(help_text="cents")
+    discount = models.PositiveIntegerField(default=0, help_text="cents off the lines (lines.discount summed)")
+    discounts = EmbeddedModelArrayField(AppliedDiscount, default=list, blank=True)
     shipping = models.PositiveIntegerField(help_text="cents")
-    tax = models.PositiveIntegerField(help_text="cents")
+    shipping_tax = models.PositiveIntegerField(default=0, help_text="cents: the part of tax on shipping")
+    tax = models.PositiveIntegerField(help_text="cents (lines.tax summed plus shipping_tax)")
     total = models.PositiveIntegerField(help_text="cents")
     payment = EmbeddedModelField(Payment, null=True, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)

@@ -1,33 +1,129 @@
-"""What an order costs: the lines, shipping by weight band, and tax; all in integer cents.
+"""What an order costs, line by line, in integer cents: the pricing pipeline.
 
-Computed on the server from the cart's lines at the catalog's prices of now
-(re-read at checkout: ``orders.repricing``) and the products' shipping
-weights, never taken from a form.
+``price(lines, facts, context)`` runs three steps, in this order, over the
+cart's lines at the catalog's prices of now (re-read at checkout:
+``orders.repricing``; never a form's):
 
-* Shipping: the order's weight (sum of ``qty`` x the product's
-  ``shipping.weight``, grams) falls in the first band of
-  ``settings.SHIPPING_BANDS`` (``[(up to grams or None, cents), ...]``,
-  ascending) that holds it.
-* Tax: ``settings.SHOP_TAX_PERCENT`` percent of lines plus shipping, rounded
-  half up to the cent, added on top (prices are shown before tax).
+1. **discounts** (``_discounts``): amounts taken off lines, each apportioned
+   to the lines it applies to and stored on them (``PricedLine.discount``);
+   a free-shipping benefit takes the shipping off.
+2. **shipping** (``_shipping``): the order's weight (sum of ``qty`` x the
+   product's ``shipping.weight``, grams) falls in the first band of
+   ``settings.SHIPPING_BANDS`` (``[(up to grams or None, cents), ...]``,
+   ascending) that holds it.
+3. **tax** (``_tax``), after discounts (tax is charged on what is paid):
+   ``settings.SHOP_TAX_PERCENT`` percent of the lines' net amounts plus
+   shipping, rounded half up to the cent once for the order, added on top
+   (prices are shown before tax), and apportioned to the lines and the
+   shipping (``PricedLine.tax``, ``Priced.shipping_tax``) so that their sum
+   is the order's tax to the cent.
+
+Every amount a line carries is stored on the order's line (``OrderLine``
+``discount``, ``tax``, ``tax_rate``), so a refund of a line gives back
+exactly what was paid for it (``refund_of_units``); rules and rates are
+copied onto the order as applied (``Priced.discounts``, ``tax_rate``), so a
+later edit never changes a past order. See docs/pricing.md.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from core.money import apportion, share_of_units
+
 
 @dataclass(frozen=True)
-class Totals:
-    """An order's figures in cents (``weight`` in grams)."""
+class PricingContext:
+    """Who buys and what they asked for, beyond the lines: the pipeline's other inputs.
 
-    subtotal: int
-    shipping: int
-    tax: int
-    total: int
-    weight: int
-    tax_percent: int
+    ``cart_id`` and ``user_id`` (str, "" for a guest) and ``email``; ``codes`` the
+    discount codes typed (tuple of str), ``gift_cards`` the gift card codes; ``address``
+    the shipping address (dict of ``Address`` fields, or None); ``shipping_method`` the
+    chosen method's code ("" for the default); ``vat_number`` a business buyer's VAT
+    number ("" for none); ``at`` the moment priced (UTC datetime, None for now).
+    """
+
+    cart_id: str = ""
+    user_id: str = ""
+    email: str = ""
+    codes: tuple = ()
+    gift_cards: tuple = ()
+    address: dict = None
+    shipping_method: str = ""
+    vat_number: str = ""
+    at: datetime = None
+
+
+@dataclass
+class PricedLine:
+    """One line as priced: ``qty`` units of ``sku`` at ``price`` cents each, ``weight`` grams
+    each, with what promotions and tax match on (``product_id``, ``product_type``,
+    ``listed_in``, ``tax_class``; from ``Product.objects.checkout_facts``) and what the
+    steps put on it: ``discount`` (cents off the line, all units), ``discounts``
+    (``[(name, cents)]`` the discounts that make it up), ``tax`` (cents, all units) at
+    ``tax_rate`` (a percent as text, e.g. "20" or "8.875")."""
+
+    sku: str
+    title: str
+    qty: int
+    price: int
+    weight: int = 0
+    product_id: object = None
+    product_type: str = ""
+    listed_in: tuple = ()
+    tax_class: str = ""
+    discount: int = 0
+    discounts: list = field(default_factory=list)
+    tax: int = 0
+    tax_rate: str = "0"
+
+    @property
+    def subtotal(self):
+        """``qty`` x ``price``: the line before discounts and tax (cents)."""
+        return self.qty * self.price
+
+    @property
+    def net(self):
+        """The line after its discounts, before tax (cents)."""
+        return self.subtotal - self.discount
+
+    @property
+    def paid(self):
+        """What the shopper pays for the line: net plus its tax (cents)."""
+        return self.net + self.tax
+
+    def as_order_line(self):
+        """The ``OrderLine`` fields (a dict) stored on the order: the line as sold."""
+        return {"sku": self.sku, "title": self.title, "qty": self.qty, "price": self.price,
+                "weight": self.weight, "discount": self.discount, "tax": self.tax,
+                "tax_rate": self.tax_rate}
+
+
+@dataclass
+class Priced:
+    """An order's figures in cents (``weight`` in grams): its ``lines`` (``[PricedLine]``),
+    ``subtotal`` (lines before discounts), ``discount`` (off the lines), ``shipping`` (after
+    any shipping discount), ``shipping_tax`` (the part of ``tax`` on shipping), ``tax``
+    (lines' tax plus ``shipping_tax``), ``total`` (what is charged), ``discounts`` (the
+    discounts as applied: ``[{"code", "name", "kind", "amount"}]``, copied onto the order),
+    and ``tax_percent`` (the flat rate shown on the page)."""
+
+    lines: list
+    subtotal: int = 0
+    discount: int = 0
+    shipping: int = 0
+    shipping_tax: int = 0
+    tax: int = 0
+    total: int = 0
+    weight: int = 0
+    tax_percent: int = 0
+    discounts: list = field(default_factory=list)
+
+
+# The name the checkout page and older callers know the figures by.
+Totals = Priced
 
 
 def shipping_cost(weight):
@@ -48,15 +144,84 @@ def tax_on(amount, percent=None):
     return (amount * percent + 50) // 100
 
 
-def totals(lines, weights):
-    """The ``Totals`` of ``lines`` (``[{sku, qty, price}]``, price in cents per unit).
+def _discounts(priced, context):
+    """Step 1: no promotions yet; every line keeps its full price."""
 
-    ``weights`` is ``{sku: grams per unit}``; a SKU missing from it weighs 0.
-    """
-    subtotal = sum(line["qty"] * line["price"] for line in lines)
-    weight = sum(line["qty"] * weights.get(line["sku"], 0) for line in lines)
-    shipping = shipping_cost(weight) if lines else 0
+
+def _shipping(priced, context):
+    """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
+    priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+
+
+def _tax(priced, context):
+    """Step 3: the flat ``SHOP_TAX_PERCENT`` on the lines' net amounts plus shipping, rounded
+    half up once for the order, apportioned to the lines and the shipping by amount."""
     percent = settings.SHOP_TAX_PERCENT
-    tax = tax_on(subtotal + shipping, percent)
-    return Totals(subtotal=subtotal, shipping=shipping, tax=tax, total=subtotal + shipping + tax,
-                  weight=weight, tax_percent=percent)
+    priced.tax_percent = percent
+    taxed = [line.net for line in priced.lines] + [priced.shipping]
+    shares = apportion(tax_on(sum(taxed), percent), taxed) if priced.lines else [0]
+    for line, share in zip(priced.lines, shares):
+        line.tax, line.tax_rate = share, str(percent)
+    priced.shipping_tax = shares[-1]
+
+
+STEPS = (_discounts, _shipping, _tax)
+
+
+def price(lines, facts, context=None):
+    """The ``Priced`` figures of ``lines`` (``[{sku, title?, qty, price}]``, price in cents per
+    unit, as repriced) with ``facts`` (``{sku: SkuFacts}`` from
+    ``Product.objects.checkout_facts``; a SKU missing from it weighs 0 and matches no rule)
+    for ``context`` (a ``PricingContext``; None: a guest with nothing asked).
+
+    Runs ``STEPS`` in order (discounts, shipping, tax) and adds up. No round trip of its
+    own. The result's amounts satisfy: ``total == subtotal - discount + shipping + tax``,
+    ``discount == sum(line.discount)``, ``tax == sum(line.tax) + shipping_tax``.
+    """
+    context = context or PricingContext()
+    priced_lines = []
+    for line in lines:
+        fact = facts.get(line["sku"])
+        priced_lines.append(PricedLine(
+            sku=line["sku"], title=line.get("title", ""), qty=int(line["qty"]), price=int(line["price"]),
+            weight=getattr(fact, "weight", 0) or 0, product_id=getattr(fact, "product_id", None),
+            product_type=getattr(fact, "product_type", ""), listed_in=getattr(fact, "listed_in", ()),
+            tax_class=getattr(fact, "tax_class", "")))
+    priced = Priced(lines=priced_lines, subtotal=sum(line.subtotal for line in priced_lines),
+                    weight=sum(line.qty * line.weight for line in priced_lines))
+    for step in STEPS:
+        step(priced, context)
+    priced.discount = sum(line.discount for line in priced_lines)
+    priced.tax = sum(line.tax for line in priced_lines) + priced.shipping_tax
+    priced.total = priced.subtotal - priced.discount + priced.shipping + priced.tax
+    return priced
+
+
+@dataclass(frozen=True)
+class _Weight:
+    weight: int
+
+
+def totals(lines, weights):
+    """The ``Priced`` figures of ``lines`` (``[{sku, qty, price}]``) with ``weights``
+    (``{sku: grams per unit}``) and nothing else known (no promotion, default rules)."""
+    return price(lines, {sku: _Weight(weight) for sku, weight in weights.items()})
+
+
+def refund_of_units(line, units, before=0):
+    """What to give back for ``units`` of an order ``line`` (an ``OrderLine`` or a dict with
+    ``qty``, ``price``, ``discount``, ``tax``), ``before`` of its units already refunded:
+    ``{"net": cents, "tax": cents, "amount": cents}``, where ``amount`` is what the shopper
+    paid for those units (their share of the line's price less its discount, plus their
+    share of its tax). Shares are exact (``core.money.share_of_units``): refunding a line's
+    units in any parts gives back exactly what was paid for the line. ``ValueError`` when
+    more units are asked than remain."""
+    get = line.get if isinstance(line, dict) else (lambda name, default=0: getattr(line, name, default))
+    qty = int(get("qty"))
+    net = share_of_units(qty * int(get("price")) - int(get("discount", 0) or 0), qty, units, before)
+    tax = share_of_units(int(get("tax", 0) or 0), qty, units, before)
+    return {"net": net, "tax": tax, "amount": net + tax}
+
+
+__all__ = ["PricingContext", "PricedLine", "Priced", "Totals", "price", "totals", "refund_of_units",
+           "shipping_cost", "tax_on", "STEPS"]

@@ -2,7 +2,7 @@
 
 A cart line keeps the price its SKU had when it was added (``details.price``,
 the "Inventory Management" use case's cart). Checkout re-reads the current prices of all its lines in
-one read (``Product.objects.prices_and_weights``) and charges only when the
+one read (``Product.objects.checkout_facts``) and charges only when the
 shopper has seen them: a line whose price moved is a ``PriceChange``, the
 cart is repriced (``Cart.objects.reprice_held``, or ``replace_items`` on the
 checkout page) and the page shows the old and new prices for the shopper to
@@ -65,17 +65,18 @@ def reprice(items, prices):
 @dataclass(frozen=True)
 class Quote:
     """What the checkout page shows: ``cart`` (a ``Cart``, its lines at current prices),
-    its ``totals`` (``pricing.Totals``) and the ``changes`` (``[PriceChange]``) since the adds."""
+    its ``totals`` (``pricing.Priced``) and the ``changes`` (``[PriceChange]``) since the adds."""
 
     cart: object
     totals: pricing.Totals
     changes: list
 
 
-def quote(cart):
+def quote(cart, context=None):
     """The checkout page's figures for the active ``cart`` (a ``Cart``) at the prices of now.
 
-    One read (``Product.objects.prices_and_weights``); when prices moved, one
+    ``context`` a ``pricing.PricingContext`` (codes, address...; None: nothing asked).
+    One read (``Product.objects.checkout_facts``); when prices moved, one
     more write gives the cart its new prices (``Cart.objects.replace_items``,
     a compare-and-set on the lines as read: when a change in another tab
     refuses it, checkout's own re-read still catches every difference). The
@@ -83,12 +84,13 @@ def quote(cart):
     """
     items = [{"sku": line.sku, "qty": line.qty, "details": {"title": line.details.title, "price": line.details.price}}
              for line in cart.items]
-    facts = Product.objects.prices_and_weights([line["sku"] for line in items])
-    repriced, changes = reprice(items, {sku: price for sku, (price, _) in facts.items()})
+    facts = Product.objects.checkout_facts([line["sku"] for line in items])
+    repriced, changes = reprice(items, {sku: fact.price for sku, fact in facts.items()})
     if changes:
         Cart.objects.replace_items(cart.id, items, repriced)
         for line, new in zip(cart.items, repriced):
             line.details.price = new["details"]["price"]
-    lines = [{"sku": line["sku"], "qty": line["qty"], "price": line["details"]["price"]} for line in repriced]
-    figures = pricing.totals(lines, {sku: weight for sku, (_, weight) in facts.items()})
+    lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
+              "price": line["details"]["price"]} for line in repriced]
+    figures = pricing.price(lines, facts, context)
     return Quote(cart=cart, totals=figures, changes=changes)

@@ -7,6 +7,8 @@ search builders are in ``catalog/listing.py`` and ``catalog/search.py``.
 See ``docs/operations.md`` ("Product Catalog" use case).
 """
 
+from dataclasses import dataclass
+
 from django.conf import settings
 from django.db import models
 from pymongo import InsertOne, ReplaceOne, UpdateMany
@@ -29,6 +31,22 @@ from .product_imports import ProductImportsMixin
 from .subdocuments import SubdocumentMixin
 from .siblings import catalog_model
 from . import writes
+
+
+@dataclass(frozen=True)
+class SkuFacts:
+    """What checkout needs of one sold SKU (``ProductManager.checkout_facts``): ``price`` cents
+    per unit (None: no retail price), ``weight`` grams per unit, the product's ``product_id``
+    (ObjectId) and ``product_sku``, ``product_type`` (its type's name), ``listed_in`` (tuple of
+    category ids: its categories and their ancestors) and ``tax_class`` ("" when unset)."""
+
+    price: object
+    weight: int
+    product_id: object
+    product_sku: str
+    product_type: str
+    listed_in: tuple
+    tax_class: str
 
 
 #: The largest ``pricing.pct_savings`` (whole percent).
@@ -148,27 +166,37 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
 
     def prices_and_weights(self, skus):
         """``{sku: (retail price in cents, shipping weight in grams)}`` of the SKUs among ``skus``
-        that a product sells, as they are now: checkout's re-read of its lines' prices
-        (``orders.repricing``). A variant's price is its own, its weight its product's. The
-        price is None for a product without a retail price.
+        that a product sells, as they are now (``checkout_facts``, one read)."""
+        return {sku: (fact.price, fact.weight) for sku, fact in self.checkout_facts(skus).items()}
+
+    def checkout_facts(self, skus):
+        """``{sku: SkuFacts}`` of the SKUs among ``skus`` that a product sells, as they are now:
+        what checkout prices a line with (``orders.pricing``): the retail price in cents (a
+        variant's own; None for a product without one), the shipping weight in grams (its
+        product's; 0 if unset), and what promotions and tax rules match on: the product's
+        ``_id`` and SKU, its type's name, ``listed_in`` (its categories with their ancestors)
+        and its ``tax_class`` ("" when unset).
 
         One read from the primary (a write depends on it): ``{skus: {$in: skus}}`` on the
         ``skus`` index, so it costs the same whatever the number of products in the shop. A
         SKU without a product, and the SKU of a product with variants (it names the page and
-        sells nothing), are absent; a product without a weight weighs 0.
+        sells nothing), are absent.
         """
         wanted = {str(s) for s in skus}
         cursor = self.collection.find({"skus": {"$in": sorted(wanted)}},
-                                      {"sku": 1, "pricing.retail": 1, "shipping.weight": 1,
+                                      {"sku": 1, "type": 1, "listed_in": 1, "tax_class": 1,
+                                       "pricing.retail": 1, "shipping.weight": 1,
                                        "variants.sku": 1, "variants.pricing.retail": 1})
         facts = {}
         for d in cursor:
             weight = int((d.get("shipping") or {}).get("weight") or 0)
-            sold = d.get("variants") or [d]
-            for item in sold:
+            for item in d.get("variants") or [d]:
                 if item.get("sku") in wanted:
                     retail = (item.get("pricing") or {}).get("retail")
-                    facts[item["sku"]] = (None if retail is None else int(retail), weight)
+                    facts[item["sku"]] = SkuFacts(
+                        price=None if retail is None else int(retail), weight=weight,
+                        product_id=d["_id"], product_sku=d.get("sku", ""), product_type=d.get("type", ""),
+                        listed_in=tuple(d.get("listed_in") or ()), tax_class=d.get("tax_class") or "")
         return facts
 
     def sku_owners(self, skus):

@@ -3,6 +3,7 @@
 import threading
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.test import override_settings
 
@@ -129,8 +130,13 @@ def test_placing_writes_the_order_document(chinook):
     order = place(cart.id, user_id="u1")
     document = Order.objects.collection.find_one({"number": order.number})
     assert document["status"] == "paid" and document["user_id"] == "u1"
-    assert document["lines"] == [{"sku": "CHK-0001", "title": product.title, "qty": 2,
-                                  "price": product.pricing.retail, "weight": product.shipping.weight}]
+    [line] = document["lines"]
+    assert {key: line[key] for key in ("sku", "title", "qty", "price", "weight", "discount")} == {
+        "sku": "CHK-0001", "title": product.title, "qty": 2, "price": product.pricing.retail,
+        "weight": product.shipping.weight, "discount": 0}
+    # Each line keeps its share of the order's tax: the shares add up to the cent.
+    assert line["tax"] + document["shipping_tax"] == document["tax"] and line["tax"] > 0
+    assert line["tax_rate"] == str(settings.SHOP_TAX_PERCENT)
     assert document["address"] == ADDRESS
     expected = pricing.totals([{"sku": "CHK-0001", "qty": 2, "price": product.pricing.retail}],
                               {"CHK-0001": product.shipping.weight})

@@ -1,12 +1,18 @@
-"""The refusals of the orders app: order status changes and checkout.
+"""The errors of the orders app, by layer: order status changes, and checkout.
 
-Each ``str()`` is a message fit for a shopper or staff. The checkout
-refusals subclass ``inventory.exceptions.InventoryError``, as the cart's
-own (``CartInactive``...) do, so that a page catching a refused cart
-catches them too.
+Each ``str()`` is a message fit for a shopper or staff. Checkout's errors
+derive from ``CheckoutError`` and from nothing of the inventory's: the cart's
+own refusals (``inventory.exceptions``: ``CartInactive``, ``InadequateInventory``...)
+and the payment provider's (``orders.payments.PaymentError``) are separate
+families, so no ``except`` clause catches another layer's error by accident and
+the order of a view's clauses decides nothing. Each leaf is one outcome:
+
+* ``CheckoutRefused`` (``EmptyCart``, ``CartChanged``, ``AttemptFenced``): nothing
+  was charged; the shopper goes back to the cart with the message.
+* ``PricesChanged``: nothing was charged; the checkout page shows the new prices.
+* ``PaymentInProgress``: the payment is being taken elsewhere; the status page tells.
+* ``PaymentActionRequired``: the bank asks for 3-D Secure; the page finishes it.
 """
-
-from inventory.exceptions import InventoryError
 
 
 class OrderError(Exception):
@@ -21,21 +27,29 @@ class InvalidTransition(OrderError):
         super().__init__(f"Order {number} is {status}: it cannot become {wanted}.")
 
 
-class EmptyCart(InventoryError):
+class CheckoutError(Exception):
+    """Checkout stopped short of a placed order; ``str()`` is a message fit for a shopper."""
+
+
+class CheckoutRefused(CheckoutError):
+    """Checkout refused the cart as it stands: nothing was charged, the shopper reviews the cart."""
+
+
+class EmptyCart(CheckoutRefused):
     """Checkout of a cart without lines."""
 
     def __init__(self):
         super().__init__("Your cart is empty.")
 
 
-class CartChanged(InventoryError):
+class CartChanged(CheckoutRefused):
     """The cart's lines and its reservations differ (a change in flight): checkout refused, retry."""
 
     def __init__(self):
         super().__init__("Your cart was changing while you checked out. Please review it and try again.")
 
 
-class AttemptFenced(InventoryError):
+class AttemptFenced(CheckoutRefused):
     """``reconcile_payments`` voided this checkout's payment attempt before it was recorded
     (the checkout stalled past ``PAYMENT_RECOVERY_AFTER``): nothing was charged."""
 
@@ -43,7 +57,7 @@ class AttemptFenced(InventoryError):
         super().__init__("Your checkout took too long and was stopped. Nothing was charged; please try again.")
 
 
-class PaymentInProgress(InventoryError):
+class PaymentInProgress(CheckoutError):
     """The cart's payment is being taken or confirmed elsewhere (another tab, or recovery):
     the shopper is sent to the checkout's status page, which shows the outcome."""
 
@@ -52,7 +66,7 @@ class PaymentInProgress(InventoryError):
         super().__init__("Your payment is being confirmed.")
 
 
-class PricesChanged(InventoryError):
+class PricesChanged(CheckoutError):
     """Checkout found prices that the shopper has not seen: nothing was charged.
 
     ``changes``: the ``orders.repricing.PriceChange`` of each line whose
@@ -68,7 +82,7 @@ class PricesChanged(InventoryError):
         super().__init__(f"{what}. Nothing was charged: check the new total and pay again to confirm.")
 
 
-class PaymentActionRequired(InventoryError):
+class PaymentActionRequired(CheckoutError):
     """The bank asks the shopper to authenticate (3-D Secure): the page finishes it with Stripe.js
     using ``client_secret``, then the server reads the intent again (``checkout.finish_payment``).
     ``key`` is the payment attempt's."""

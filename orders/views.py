@@ -19,7 +19,7 @@ from core.money import display
 
 from . import repricing
 from .checkout import finish_payment, place_order
-from .exceptions import PaymentActionRequired, PaymentInProgress, PricesChanged
+from .exceptions import CheckoutRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
@@ -106,7 +106,7 @@ def checkout(request):
             forget_cart(request)
             messages.warning(request, str(error))
             return redirect("inventory:cart")
-        except InventoryError as error:
+        except (CheckoutRefused, InventoryError) as error:
             messages.error(request, str(error))
             return redirect("inventory:cart")
         except Exception:

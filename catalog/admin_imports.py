@@ -34,7 +34,7 @@ _FORMATS = {"csv": ".csv", "jsonl": ".jsonl"}
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(help_text="CSV or JSON Lines (.jsonl), one row per product or variant: see docs/staff.md.")
+    file = forms.FileField(help_text="CSV or JSON Lines (.jsonl), one row per product or variant: its columns are in docs/commands.md (import_products).")
 
 
 class ExportForm(forms.Form):

@@ -8,7 +8,7 @@ default, Redis or Memcached through ``CACHE_URL``) under a key that carries
 the tokens of its *scope*: the named versions (``CatalogVersion.objects``,
 one small document each in ``catalog_versions``) of the parts of the
 catalog it depends on. A catalog write bumps the versions of what it
-changed, and only those (``catalog/writes.py`` decides which), so a page
+changed, and only those (``catalog/managers/writes.py`` decides which), so a page
 that shows nothing of the change stays warm in every process.
 
 The scopes (names of version documents):

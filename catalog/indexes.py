@@ -4,7 +4,7 @@ them, collected by ``core.mongo.indexes.registry``.
 
 The catalog's migrations create them (each with its own literal copy of the
 specs of its day); ``ensure_indexes`` checks them. A new index here needs a
-migration too (``tests/test_ensure_indexes.py`` fails until migrate makes it).
+migration too (``tests/shop/test_ensure_indexes.py`` fails until migrate makes it).
 """
 
 from pymongo import ASCENDING, DESCENDING

@@ -111,7 +111,7 @@ class CheckoutForm(forms.Form):
 
 class PriceConfirmationForm(forms.Form):
     """The total (cents) the checkout page showed when the shopper pressed Pay: a hidden field
-    the page renders from its own figures (``orders/_price_check.html``).
+    the page renders from its own figures (``orders/checkout.html``).
 
     ``confirmed_total()`` is the value once valid, or None (absent or not a
     whole number of cents: checkout then holds the cart's own prices as shown).

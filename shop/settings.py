@@ -221,7 +221,7 @@ STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
 # Payments (docs/payments.md): Stripe through the official library. Without
 # STRIPE_SECRET_KEY the shop runs the local fake Stripe (localstripe, its own
 # process: orders/stripelocal.py); with DJANGO_DEBUG off that refuses to start
-# (shop/paymentcheck.py) unless SHOP_PAYMENTS_TEST_MODE=1 (staging).
+# (shop/startup.py) unless SHOP_PAYMENTS_TEST_MODE=1 (staging).
 PAYMENT_PROVIDER = env.str("PAYMENT_PROVIDER", default="orders.payments.StripeProvider")
 STRIPE_SECRET_KEY = env.str("STRIPE_SECRET_KEY", default="")
 STRIPE_PUBLISHABLE_KEY = env.str("STRIPE_PUBLISHABLE_KEY", default="")

@@ -25,7 +25,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # The test client speaks plain http: no redirect to https, no Secure-only
 # cookies (browser tests run against an http live server). The production
-# values are tested through `check --deploy` (tests/test_serving.py).
+# values are tested through `check --deploy` (tests/shop/test_serving.py).
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 # Pages render without `collectstatic`: plain static names instead of the
@@ -34,7 +34,7 @@ STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 # django-axes needs the request in authenticate(), which the test client's
-# login() does not pass: off in tests, on in tests/test_security.py.
+# login() does not pass: off in tests, on in tests/shop/test_security.py.
 AXES_ENABLED = False
 # Every test client comes from 127.0.0.1: the POST rate limits are high here (a test
 # adds to carts and checks out from many threads); tests/shop/test_throttle.py sets low ones.

@@ -6,7 +6,7 @@ of what each read shows (its *scope*: ``category:<id>``, ``product:<sku>``,
 ``navigation``...), so that a cache in one process never serves what
 another process has changed since: every write to ``categories`` or
 ``products`` bumps the versions of what it changed once it is done
-(``catalog/writes.py``), and each storefront request reads the versions it
+(``catalog/managers/writes.py``), and each storefront request reads the versions it
 needs once, together (one ``find`` on the unique ``name`` index).
 
 One document per scope, ``{name: <scope name>, token: <32 hex characters>}``;

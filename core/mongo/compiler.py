@@ -12,7 +12,7 @@ rights got 403 in the admin. The dotted form means the same on every server::
 
     {"$project": {"django_content_type.app_label": 1, "django_content_type.model": 1}}
 
-``FlatProjection.get_project_fields`` emits it; ``tests/test_engine.py``
+``FlatProjection.get_project_fields`` emits it; ``tests/shop/test_mongo_layer.py``
 checks both the emitted form and the admin for a non-superuser.
 """
 

@@ -1,7 +1,7 @@
 """On the server side: availability on every product read, covers (upload,
 sizes, generated art), search relevance, finished controls (page numbers, cart messages
 by title, the HTML 400 page, the deals link). The browser checks are in
-tests/test_storefront_browser.py."""
+tests/catalog/test_storefront_browser.py."""
 
 import io
 import re

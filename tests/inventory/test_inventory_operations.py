@@ -147,7 +147,7 @@ def test_a_refused_add_costs_three_writes_with_the_rollback():
         with pytest.raises(InadequateInventory):
             add(cart.id, "A", 2)
     # Cart write, inventory write, rollback; one read of the SKU's reservations finds no
-    # abandoned cart to reclaim (tests/test_cart_reclaim.py), one read finds out why.
+    # abandoned cart to reclaim (tests/inventory/test_cart_reclaim.py), one read finds out why.
     assert ops.writes == 3, ops
     assert ops.reads == 2, ops
 

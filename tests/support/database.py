@@ -30,7 +30,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 from django.test import testcases
-from pymongo import monitoring
+from bson.codec_options import CodecOptions
+from bson.raw_bson import RawBSONDocument
+from pymongo import ReplaceOne, monitoring
+from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 # Written only by `migrate` (kept by an empty-out, as post_migrate would recreate them).
 KEPT = frozenset({"django_migrations", "django_content_type", "auth_permission"})
@@ -141,17 +144,62 @@ def empty_database(alias="default"):
 
 _flush_fixture_teardown = testcases.TransactionTestCase._fixture_teardown
 
+# Each ``KEPT`` collection's documents as ``migrate`` left them (raw BSON), read once per test
+# process before the first test's teardown that may have written one.
+_kept_documents = {}
+
+
+def _raw(database, name):
+    """Collection ``name`` of ``database`` reading documents as raw BSON (compared byte for byte)."""
+    return database.get_collection(name, codec_options=CodecOptions(document_class=RawBSONDocument))
+
+
+def restore(database, name, documents):
+    """Make collection ``name`` hold exactly ``documents`` (raw BSON documents, as read) again,
+    writing only the difference: one read of the collection, then one delete of the documents
+    it does not hold, one bulk write of the ones changed and one insert of the ones missing
+    (each only when needed). Returns the number of documents written.
+
+    Falls back to emptying and reinserting the collection when a unique index refuses a step
+    (a test that swapped two documents' unique keys)."""
+    collection = _raw(database, name)
+    wanted = {document["_id"]: document for document in documents}
+    found = {document["_id"]: document for document in collection.find({})}
+    extra = [key for key in found if key not in wanted]
+    changed = [document for key, document in wanted.items()
+               if key in found and found[key].raw != document.raw]
+    missing = [document for key, document in wanted.items() if key not in found]
+    try:
+        if extra:
+            collection.delete_many({"_id": {"$in": extra}})
+        if changed:
+            collection.bulk_write([ReplaceOne({"_id": d["_id"]}, d) for d in changed], ordered=True)
+        if missing:
+            collection.insert_many(missing, ordered=True)
+    except (BulkWriteError, DuplicateKeyError):
+        collection.delete_many({})
+        if documents:
+            collection.insert_many(documents, ordered=True)
+    return len(extra) + len(changed) + len(missing)
+
+
+def _restore_kept(database):
+    """Put the ``KEPT`` collections back as ``migrate`` left them (by difference)."""
+    if not _kept_documents:
+        return False
+    for name, documents in _kept_documents.items():
+        restore(database, name, documents)
+    return True
+
 
 def _fast_fixture_teardown(self):
     """``TransactionTestCase._fixture_teardown``: empty what the test wrote, without
-    ``flush``'s post_migrate rebuild; Django's ``flush`` itself when the test may have
-    written a ``KEPT`` collection (or started a process)."""
+    ``flush``'s post_migrate rebuild. The Chinook copy, when in place, is put back by
+    difference (``restore``) rather than emptied; the ``KEPT`` collections too, when the
+    test may have written them. A test that started a process (its writes unseen)
+    counts as having written every collection."""
     written = tracker.written
-    if EVERYTHING in written or written & KEPT:
-        _flush_fixture_teardown(self)
-        _resident.clear()
-        tracker.reset()
-        return
+    everything = EVERYTHING in written
     for alias in self._databases_names(include_mirrors=False):
         if alias != "default":
             empty_database(alias)
@@ -159,12 +207,21 @@ def _fast_fixture_teardown(self):
         database = connections[alias].database
         tracker.paused = True
         try:
-            for name in written - KEPT:
-                database[name].delete_many({})
+            if (everything or written & KEPT) and not _restore_kept(database):
+                _flush_fixture_teardown(self)
+                _resident.clear()
+                continue
+            chinook = _chinook_cache.get("documents") or {}
+            names = set(_collections(database)) | {TYPES} if everything else written - KEPT
+            for name in names:
+                if name in _resident and name in chinook:
+                    restore(database, name, chinook[name])
+                else:
+                    database[name].delete_many({})
+                    _resident.discard(name)
         finally:
             tracker.paused = False
-        _resident.difference_update(written)
-        if _resident and _resident != set(_chinook_cache.get("documents") or ()):
+        if _resident and _resident != set(chinook):
             empty_database(alias)
     tracker.reset()
 
@@ -205,6 +262,9 @@ def begin_test(request):
         for name in names[:names.index("chinook")])
     tracker.paused = True
     try:
+        if not _kept_documents:
+            database = connections["default"].database
+            _kept_documents.update({name: list(_raw(database, name).find({})) for name in KEPT})
         if _resident and not keep:
             empty_database()
         ensure_product_types()
@@ -227,7 +287,7 @@ def _chinook_documents(django_db_setup, django_db_blocker):
         call_command("load_catalog", verbosity=0)
         documents = {}
         for name in _collections(database):
-            found = list(database[name].find({}))
+            found = list(_raw(database, name).find({}))
             if found:
                 documents[name] = found
         empty_database()
@@ -252,7 +312,7 @@ def chinook(_chinook_documents):
     tracker.paused = True
     try:
         for name, documents in _chinook_documents.items():
-            database[name].insert_many(copy.deepcopy(documents), ordered=True)
+            _raw(database, name).insert_many(documents, ordered=True)
     finally:
         tracker.paused = False
     _resident.update(_chinook_documents)

@@ -35,11 +35,9 @@ def find_browser():
     return chromium, driver
 
 
-@pytest.fixture
-def browser():
-    """A headless Chromium driven by selenium, with a fresh profile and its console and network
-    logs kept (CSP reports land in the console: ``csp_reports``; ``sent_requests``); quit after the test."""
-    chromium, driver_path = find_browser()
+def _start_chromium(chromium, driver_path):
+    """A headless Chromium driven by selenium, with a fresh profile (path returned too) and
+    its console and network logs kept: ``(driver, profile path)``."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -51,12 +49,81 @@ def browser():
     # The console (CSP reports land there) and the network (what each request carried).
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    return driver, profile
+
+
+def _reset(driver):
+    """Make the shared Chromium as a fresh one for the next test (called after each test;
+    raises WebDriverException when it no longer answers): the test's tab replaced by a new one (no page, history,
+    emulated device or disabled scripts), every cookie, cache entry and origin's storage
+    gone, the window at its start size, the logs read out, the implicit wait at 2 s."""
+    from urllib.parse import urlsplit
+
+    old = driver.current_window_handle
+    origins = set()
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        parts = urlsplit(driver.current_url)
+        if parts.scheme in ("http", "https"):
+            origins.add(f"{parts.scheme}://{parts.netloc}")
+    driver.switch_to.window(old)
+    driver.switch_to.new_window("tab")
+    fresh = driver.current_window_handle
+    for handle in driver.window_handles:
+        if handle != fresh:
+            driver.switch_to.window(handle)
+            driver.close()
+    driver.switch_to.window(fresh)
+    for origin in origins:
+        driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.set_window_size(1280, 1000)
     driver.implicitly_wait(2)
+    driver.get_log("browser")
+    driver.get_log("performance")
+
+
+_shared = {}
+
+
+@pytest.fixture(scope="session")
+def _chromium():
+    """The test process's one Chromium (started by the first test asking for ``browser``,
+    quit with the process): starting one takes 1 to 3 s of the machine's CPU, so tests
+    share it, ``_reset`` after each. ``_shared``: ``{"driver", "profile"}`` while running."""
+    yield _shared
+    if _shared:
+        _shared["driver"].quit()
+        shutil.rmtree(_shared["profile"], ignore_errors=True)
+        _shared.clear()
+
+
+@pytest.fixture
+def browser(_chromium):
+    """A headless Chromium driven by selenium, as fresh as a new one (see ``_reset``: no
+    cookies, cache, storage or page of an earlier test) with its console and network logs
+    kept (CSP reports land in the console: ``csp_reports``; ``sent_requests``). One
+    Chromium serves every test of the process; one that stops answering is replaced."""
+    from selenium.common.exceptions import WebDriverException
+
+    chromium, driver_path = find_browser()
+    if not _chromium:
+        driver, profile = _start_chromium(chromium, driver_path)
+        driver.implicitly_wait(2)
+        _chromium.update(driver=driver, profile=profile)
     try:
-        yield driver
+        yield _chromium["driver"]
     finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
+        try:  # at once: no page of this test keeps talking to the live server
+            _reset(_chromium["driver"])
+        except WebDriverException:
+            try:
+                _chromium["driver"].quit()
+            except WebDriverException:
+                pass
+            shutil.rmtree(_chromium["profile"], ignore_errors=True)
+            _chromium.clear()
 
 
 def csp_reports(driver):

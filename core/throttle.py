@@ -17,11 +17,11 @@ from django.conf import settings
 from django.shortcuts import render
 from django_ratelimit.core import get_usage
 
-from core.clientip import client_ip
+from core.clientip import client_key
 
 
 def _by_address(group, request):
-    return client_ip(request) or "unknown"
+    return client_key(request) or "unknown"
 
 
 def _by_session(group, request):

@@ -211,10 +211,16 @@ INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60
 # (its order keeps what it held); purge_carts clears the expired sessions in the same run.
 CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
-# Per client address (inventory/limits.py), counted for CART_TIMEOUT after its last add:
-# units of one SKU in all its carts, and carts it opened (a script without cookies gets a
+# Per client (inventory/limits.py: an address, an IPv6 /SHOP_IPV6_PREFIX network), counted
+# for CART_TIMEOUT after its last add: units of one SKU in all its carts, at most
+# CART_MAX_SKU_SHARE_PER_CLIENT percent of the SKU's stock (at least 1) and never more
+# than CART_MAX_SKU_UNITS_PER_CLIENT; and carts it opened (a script without cookies gets a
 # new cart on every request).
-CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=20)
+CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=10)
+CART_MAX_SKU_SHARE_PER_CLIENT = env.int("CART_MAX_SKU_SHARE_PER_CLIENT", default=25)
+# Clients on IPv6 are counted by network: every home router hands out a /64, so one
+# address is one client only among 2^64 of them (core/clientip.py, client_key).
+SHOP_IPV6_PREFIX = env.int("SHOP_IPV6_PREFIX", default=64)
 CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)

@@ -422,11 +422,13 @@ SHOP_RATE_LIMITS = {
     "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
     "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
 }
-RATELIMIT_USE_CACHE = "default"
-if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
-    # django-ratelimit refuses a cache that is not shared between processes (E003): here that
-    # is by choice (the default set-up has no cache server); the limits are per worker then.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The rate limits' counts (django-ratelimit, core/throttle.py) live in a cache of their own, a
+# MongoDB collection every worker shares with atomic counts (core/mongo/countcache.py):
+# nothing the catalog caches can evict them, and all workers count together.
+CACHES["ratelimit"] = {"BACKEND": "core.mongo.countcache.MongoCountCache", "LOCATION": "rate_limits"}
+RATELIMIT_USE_CACHE = "ratelimit"
+# W001 only says django-ratelimit does not know this backend; it is shared and atomic.
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 # The client's address behind the reverse proxy: SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same

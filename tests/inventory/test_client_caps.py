@@ -18,6 +18,7 @@ HOARDER = "203.0.113.50"
 @pytest.fixture
 def caps(settings, chinook):
     settings.CART_MAX_SKU_UNITS_PER_CLIENT = 12
+    settings.CART_MAX_SKU_SHARE_PER_CLIENT = 25
     settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 5
     Inventory.objects.set_stock(SKU, 100)
     Inventory.objects.set_stock(OTHER, 100)
@@ -126,6 +127,7 @@ def test_take_is_atomic_under_threads():
 def test_thirty_cookieless_sessions_from_one_address_cannot_empty_a_product(chinook, settings):
     """The attack as found: 30 sessions from one address adding 10 units each left the SKU
     (20 in stock) sold out to everyone. The cap is now a share of the stock (25 %: 5 units)."""
+    settings.CART_MAX_SKU_UNITS_PER_CLIENT, settings.CART_MAX_SKU_SHARE_PER_CLIENT = 10, 25  # the defaults
     settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 100
     Inventory.objects.set_stock(SKU, 20)
     for _ in range(30):

@@ -211,10 +211,16 @@ INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60
 # (its order keeps what it held); purge_carts clears the expired sessions in the same run.
 CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
-# Per client address (inventory/limits.py), counted for CART_TIMEOUT after its last add:
-# units of one SKU in all its carts, and carts it opened (a script without cookies gets a
+# Per client (inventory/limits.py: an address, an IPv6 /SHOP_IPV6_PREFIX network), counted
+# for CART_TIMEOUT after its last add: units of one SKU in all its carts, at most
+# CART_MAX_SKU_SHARE_PER_CLIENT percent of the SKU's stock (at least 1) and never more
+# than CART_MAX_SKU_UNITS_PER_CLIENT; and carts it opened (a script without cookies gets a
 # new cart on every request).
-CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=20)
+CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=10)
+CART_MAX_SKU_SHARE_PER_CLIENT = env.int("CART_MAX_SKU_SHARE_PER_CLIENT", default=25)
+# Clients on IPv6 are counted by network: every home router hands out a /64, so one
+# address is one client only among 2^64 of them (core/clientip.py, client_key).
+SHOP_IPV6_PREFIX = env.int("SHOP_IPV6_PREFIX", default=64)
 CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
@@ -416,11 +422,13 @@ SHOP_RATE_LIMITS = {
     "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
     "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
 }
-RATELIMIT_USE_CACHE = "default"
-if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
-    # django-ratelimit refuses a cache that is not shared between processes (E003): here that
-    # is by choice (the default set-up has no cache server); the limits are per worker then.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The rate limits' counts (django-ratelimit, core/throttle.py) live in a cache of their own, a
+# MongoDB collection every worker shares with atomic counts (core/mongo/countcache.py):
+# nothing the catalog caches can evict them, and all workers count together.
+CACHES["ratelimit"] = {"BACKEND": "core.mongo.countcache.MongoCountCache", "LOCATION": "rate_limits"}
+RATELIMIT_USE_CACHE = "ratelimit"
+# W001 only says django-ratelimit does not know this backend; it is shared and atomic.
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 # The client's address behind the reverse proxy: SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same

@@ -43,6 +43,40 @@ class RefundForm(forms.Form):
         self.fields["amount"].help_text = f"At most {left} cents ({money(left)}) are left to refund."
 
 
+class ShipmentForm(forms.Form):
+    """A shipment of some units of an order's lines: ``units_<line index>`` per line with units
+    left to ship (0..left), ``carrier`` (``SHOP_CARRIERS``), ``tracking`` number, ``shipped_on``."""
+
+    carrier = forms.ChoiceField()
+    tracking = forms.CharField(label="Tracking number", max_length=100, required=False)
+    shipped_on = forms.DateField(label="Shipped on", help_text="YYYY-MM-DD (UTC)")
+
+    def __init__(self, *args, order=None, **kwargs):
+        from django.conf import settings
+
+        super().__init__(*args, **kwargs)
+        self.fields["carrier"].choices = [(key, carrier["name"]) for key, carrier in settings.SHOP_CARRIERS.items()]
+        self.line_fields = []
+        for index, line in enumerate(order.lines):
+            if line.to_ship:
+                name = f"units_{index}"
+                self.fields[name] = forms.IntegerField(
+                    label=f"{line.sku} {line.title}", min_value=0, max_value=line.to_ship, initial=line.to_ship,
+                    help_text=f"{line.to_ship} of {line.qty} left to ship")
+                self.fields[name].error_messages["max_value"] = f"at most {line.to_ship} unit(s) are left to ship."
+                self.line_fields.append((index, name))
+
+    def units(self):
+        """``{line index: units}`` of the lines with units in this shipment."""
+        return {index: self.cleaned_data[name] for index, name in self.line_fields if self.cleaned_data.get(name)}
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not self.units():
+            raise forms.ValidationError("A shipment needs at least one unit of a line.")
+        return cleaned
+
+
 def _at_most(left):
     def check(value):
         if value > left:
@@ -62,12 +96,72 @@ class OrderAdmin(admin.ModelAdmin):
     list_per_page = 50
     actions = ["ship", "deliver", "cancel_and_refund", "export_csv"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
-              "shipping_address", "payment_details", "refund_history", "status_history", "cart_id"]
+              "shipping_address", "payment_details", "shipment_list", "refund_history", "status_history",
+              "cart_id"]
     readonly_fields = fields
 
     def get_urls(self):
         return [path("<path:object_id>/refund/", self.admin_site.admin_view(self.refund_view),
-                     name="orders_order_refund"), *super().get_urls()]
+                     name="orders_order_refund"),
+                path("<path:object_id>/ship/", self.admin_site.admin_view(self.ship_view),
+                     name="orders_order_ship"),
+                path("<path:object_id>/shipment/<int:shipment>/slip/", self.admin_site.admin_view(self.slip_view),
+                     name="orders_order_slip"),
+                *super().get_urls()]
+
+    def ship_view(self, request, object_id):
+        """Ship some units of the order's lines as one shipment (``fulfilment.ship``): the status
+        follows from the lines, the shopper gets the tracking link. Needs the change permission."""
+        from core import clock
+
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        form = ShipmentForm(request.POST or None, order=order, initial={"shipped_on": clock.now().date()})
+        if request.method == "POST" and form.is_valid():
+            try:
+                _, shipment = fulfilment.ship(order.number, form.units(), form.cleaned_data["carrier"],
+                                              form.cleaned_data["tracking"].strip(), form.cleaned_data["shipped_on"],
+                                              by=request.user.get_username())
+            except (OrderError, InvalidTransition) as error:
+                form.add_error(None, str(error))
+            else:
+                self.log_change(request, order, f"shipment {shipment.number}: {shipment.units} unit(s), "
+                                                f"{shipment.carrier} {shipment.tracking}")
+                self.message_user(request, f"Order {order.number}: Shipment {shipment.number} recorded; "
+                                           "the shopper was e-mailed its tracking link.", messages.SUCCESS)
+                return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+        return TemplateResponse(request, "admin/orders/order/ship.html", {
+            **self.admin_site.each_context(request), "title": f"Ship order {order.number}",
+            "order": order, "form": form, "opts": self.model._meta,
+        })
+
+    def slip_view(self, request, object_id, shipment):
+        """The printable packing slip of shipment number ``shipment`` (HTML); 404 if none."""
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        parcel = next((s for s in order.shipments or () if s.number == shipment), None)
+        if parcel is None:
+            raise Http404("No such shipment.")
+        from django.conf import settings
+
+        return TemplateResponse(request, "admin/orders/order/packing_slip.html", {
+            "order": order, "shipment": parcel, "shop_name": settings.SHOP_NAME})
+
+    @admin.display(description="Shipments")
+    def shipment_list(self, order):
+        rows = format_html_join(
+            mark_safe("<br>"), 'Shipment {} on {}: {} unit(s) by {} {} (<a href="{}">packing slip</a>)',  # nosec
+            ((s.number, s.shipped_on, s.units, s.carrier_name, s.tracking,
+              reverse("admin:orders_order_slip", args=[order.pk, s.number])) for s in order.shipments or ()),
+        )
+        can_ship = order.status in (Order.PAID, Order.PARTLY_SHIPPED) and any(line.to_ship for line in order.lines)
+        link = format_html('<a class="button" href="{}">Ship…</a>',
+                           reverse("admin:orders_order_ship", args=[order.pk])) if can_ship else ""
+        return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)  # nosec
 
     def refund_view(self, request, object_id):
         """A refund of the order, full or partial, through the provider (``refunds.refund_order``).

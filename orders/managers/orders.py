@@ -178,6 +178,72 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 document["history"] = [*document.get("history", []), entry]
                 return self.from_document(_as_read(document))
 
+    def add_shipment(self, number, units, carrier, tracking, shipped_on, by=""):
+        """Record a shipment of order ``number``: ``units`` is ``{line index: units}`` (ints > 0),
+        ``carrier`` a key of ``SHOP_CARRIERS``, ``tracking`` the carrier's number, ``shipped_on``
+        a ``datetime.date``, ``by`` the staff username.
+
+        One read, then one conditional ``update_one`` by ``_id`` that matches only while the
+        status and every line's ``shipped`` units are still the ones read (compare-and-set,
+        retried from the read when another shipment came first): it raises the lines'
+        ``shipped``, pushes the shipment and the history entry, and sets the status that
+        follows from the lines (``Order.status_from_lines``), all in the same write. So units
+        shipped per line never exceed ``qty``, however many staff ship at once. After a
+        dropped connection the write counts as done when the order holds this very shipment.
+
+        Returns ``(Order, Shipment)`` as this write left them. Raises ``OrderError`` (no such
+        order, no units, a line index out of range, more units than are left to ship) and
+        ``InvalidTransition`` (the order is not paid or partly shipped).
+        """
+        if not units or any(not isinstance(n, int) or n < 1 for n in units.values()):
+            raise OrderError(f"Order {number}: a shipment needs at least one unit of a line.")
+        mine = str(ObjectId())
+        while True:
+            document = self.collection.find_one({"number": number})
+            if document is None:
+                raise OrderError(f"No order {number}.")
+            status = document["status"]
+            if status not in (self.model.PAID, self.model.PARTLY_SHIPPED):
+                raise InvalidTransition(number, status, self.model.SHIPPED)
+            lines = document.get("lines") or []
+            sent = [line.get("shipped") or 0 for line in lines]
+            after = list(sent)
+            parcel = []
+            for index in sorted(units):
+                if not isinstance(index, int) or not 0 <= index < len(lines):
+                    raise OrderError(f"Order {number} has no line {index}.")
+                left = lines[index]["qty"] - sent[index]
+                if units[index] > left:
+                    raise OrderError(f"Order {number}: only {left} unit(s) of {lines[index]['sku']} "
+                                     "are left to ship.")
+                after[index] += units[index]
+                parcel.append({"line": index, "sku": lines[index]["sku"], "title": lines[index]["title"],
+                               "qty": units[index]})
+            new_status = self.model.status_from_lines([(line["qty"], n) for line, n in zip(lines, after)])
+            shipments = document.get("shipments") or []
+            shipment = {"number": len(shipments) + 1, "lines": parcel, "carrier": carrier, "tracking": tracking,
+                        "shipped_on": datetime.datetime.combine(shipped_on, datetime.time()), "by": by,
+                        "at": clock.now(), "write": mine}
+            note = f"shipment {shipment['number']}: {sum(n for n in units.values())} unit(s), {carrier} {tracking}"
+            entry = {"status": new_status, "at": shipment["at"], "note": note.strip()[:300]}
+            # A line never shipped may lack the field: "$not $gt 0" matches 0 and missing alike.
+            guard = {f"lines.{i}.shipped": (n if n else {"$not": {"$gt": 0}}) for i, n in enumerate(sent)}
+            if write_once(
+                    lambda: self.collection.update_one(
+                        {"_id": document["_id"], "status": status, **guard},
+                        {"$inc": {f"lines.{i}.shipped": n for i, n in units.items()},
+                         "$set": {"status": new_status},
+                         "$push": {"shipments": shipment, "history": entry}}).matched_count,
+                    lambda: self.collection.find_one(
+                        {"_id": document["_id"], "shipments.write": mine}, {"_id": 1}) is not None):
+                for i, n in enumerate(after):
+                    lines[i]["shipped"] = n
+                document["status"] = new_status
+                document["shipments"] = [*shipments, shipment]
+                document["history"] = [*document.get("history", []), entry]
+                order = self.from_document(_as_read(document))
+                return order, order.shipments[-1]
+
     def _ends_with(self, order_id, entry):
         """True when the ``history`` of order ``order_id`` ends with ``entry`` (one read)."""
         document = self.collection.find_one({"_id": order_id}, {"history": 1})

@@ -9,6 +9,7 @@ change permission; staff with only the view permission can look.
 """
 
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -20,6 +21,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from core.money import cents, dollars, in_words
 from core.templatetags.money import money
 
 from . import fulfilment, numbers
@@ -30,17 +32,32 @@ from .refunds import refund_order, refundable
 
 
 class RefundForm(forms.Form):
-    """A refund of part or all of an order: ``amount`` in cents (up to what is left), ``reason``;
-    ``request`` is the form's one-time key (a second press of this form refunds nothing)."""
+    """A refund of part or all of an order: ``amount`` in dollars and cents as shown everywhere
+    ("5.00" is $5.00; at most two decimal places; up to what is left), ``reason``; ``request``
+    is the form's one-time key (a second press of this form refunds nothing). ``confirm``
+    carries the cents the staff member confirmed on the second page (the amount in words):
+    money moves only when it equals the amount typed."""
 
-    amount = forms.IntegerField(label="Amount (cents)", min_value=1)
+    amount = forms.DecimalField(label="Amount ($)", min_value=Decimal("0.01"), max_digits=11, decimal_places=2)
     reason = forms.CharField(max_length=300)
     request = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    confirm = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     def __init__(self, *args, left=0, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["amount"].validators.append(_at_most(left))
-        self.fields["amount"].help_text = f"At most {left} cents ({money(left)}) are left to refund."
+        self.left = left
+        self.fields["amount"].help_text = f"Dollars and cents, e.g. 5.00. At most {money(left)} is left to refund."
+
+    def clean_amount(self):
+        amount = cents(self.cleaned_data["amount"])
+        if amount > self.left:
+            raise forms.ValidationError(f"At most {money(self.left)} is left to refund.")
+        return amount
+
+    @property
+    def confirmed(self):
+        """True when the amount (cents, after ``is_valid``) is the one confirmed in words."""
+        return self.cleaned_data.get("confirm") == self.cleaned_data["amount"]
 
 
 class ShipmentForm(forms.Form):
@@ -75,13 +92,6 @@ class ShipmentForm(forms.Form):
         if not self.errors and not self.units():
             raise forms.ValidationError("A shipment needs at least one unit of a line.")
         return cleaned
-
-
-def _at_most(left):
-    def check(value):
-        if value > left:
-            raise forms.ValidationError(f"At most {left} cents are left to refund.")
-    return check
 
 
 @admin.register(Order)
@@ -173,7 +183,14 @@ class OrderAdmin(admin.ModelAdmin):
             raise PermissionDenied
         left = refundable(order)
         form = RefundForm(request.POST or None, left=left,
-                          initial={"amount": left, "request": uuid.uuid4().hex})
+                          initial={"amount": dollars(left), "request": uuid.uuid4().hex})
+        if request.method == "POST" and form.is_valid() and not form.confirmed:
+            # First press: say the amount in words; nothing moves until it is confirmed.
+            return TemplateResponse(request, "admin/orders/order/refund_confirm.html", {
+                **self.admin_site.each_context(request), "title": f"Confirm the refund of order {order.number}",
+                "order": order, "form": form, "amount": form.cleaned_data["amount"],
+                "words": in_words(form.cleaned_data["amount"]), "opts": self.model._meta,
+            })
         if request.method == "POST" and form.is_valid():
             try:
                 done = refund_order(order.number, form.cleaned_data["amount"], form.cleaned_data["reason"],

@@ -59,6 +59,9 @@ class OrderLine(EmbeddedModel):
     tax_rate = models.CharField(max_length=12, blank=True, default="0", help_text="percent, as applied")
     # Units of the line sent in shipments so far (0..qty), raised only by Order.objects.add_shipment.
     shipped = models.PositiveIntegerField(default=0, help_text="units shipped so far")
+    # Units refunded (orders.refunds.refund_lines) and of those, put back in stock (once each).
+    refunded_units = models.PositiveIntegerField(default=0, help_text="units refunded so far")
+    restocked = models.PositiveIntegerField(default=0, help_text="units put back in stock")
 
     @property
     def to_ship(self):
@@ -128,6 +131,16 @@ class Payment(EmbeddedModel):
         return f"{self.brand} ending {self.last4} ({self.reference})"
 
 
+class ShipmentLine(EmbeddedModel):
+    """Units of one order line in a shipment or a refund: ``line`` its index in ``Order.lines``, ``sku``,
+    ``title`` (snapshots), ``qty`` units."""
+
+    line = models.PositiveIntegerField()
+    sku = models.CharField("SKU", max_length=64)
+    title = models.CharField(max_length=300)
+    qty = models.PositiveIntegerField()
+
+
 class RefundRecord(EmbeddedModel):
     """Money given back on an order: ``amount`` cents, by whom (``by``: a staff username, or
     "stripe" for a refund made in Stripe's dashboard), ``at`` (UTC), ``reason``; ``request`` the
@@ -135,22 +148,16 @@ class RefundRecord(EmbeddedModel):
     Stripe's refund, ``status`` "pending" until Stripe answered, then "succeeded"."""
 
     request = models.CharField(max_length=64)
+    # A refund of lines (refunds.refund_lines): the units per line, and whether they go back
+    # to stock: restock "due" until Inventory got them back, then "done" ("" for no restock).
+    lines = EmbeddedModelArrayField(ShipmentLine, default=list, blank=True)
+    restock = models.CharField(max_length=10, blank=True, default="")
     refund_id = models.CharField(max_length=100, blank=True, default="")
     amount = models.PositiveIntegerField(help_text="cents")
     by = models.CharField(max_length=150)
     at = models.DateTimeField()
     reason = models.CharField(max_length=300, blank=True, default="")
     status = models.CharField(max_length=20, default="pending")
-
-
-class ShipmentLine(EmbeddedModel):
-    """Units of one order line in a shipment: ``line`` its index in ``Order.lines``, ``sku``,
-    ``title`` (snapshots), ``qty`` units."""
-
-    line = models.PositiveIntegerField()
-    sku = models.CharField("SKU", max_length=64)
-    title = models.CharField(max_length=300)
-    qty = models.PositiveIntegerField()
 
 
 class Shipment(EmbeddedModel):
@@ -213,10 +220,12 @@ class Order(models.Model):
     PAID = "paid"
     PARTLY_SHIPPED = "partly shipped"
     SHIPPED = "shipped"
+    PARTLY_RETURNED = "partly returned"
+    RETURNED = "returned"
     DELIVERED = "delivered"
     CANCELLED = "cancelled"
     REFUNDED = "refunded"
-    STATUS_CHOICES = [(s, s) for s in (PLACED, PAID, PARTLY_SHIPPED, SHIPPED, DELIVERED, CANCELLED, REFUNDED)]
+    STATUS_CHOICES = [(s, s) for s in (PLACED, PAID, PARTLY_SHIPPED, SHIPPED, DELIVERED, PARTLY_RETURNED, RETURNED, CANCELLED, REFUNDED)]
     TRANSITIONS = {
         PLACED: (PAID, CANCELLED),
         PAID: (PARTLY_SHIPPED, SHIPPED, CANCELLED),

@@ -60,6 +60,46 @@ class RefundForm(forms.Form):
         return self.cleaned_data.get("confirm") == self.cleaned_data["amount"]
 
 
+class LineRefundForm(forms.Form):
+    """A refund of units of an order's lines: ``units_<line index>`` per line with units left to
+    refund, ``restock`` (the units go back to stock), ``reason``, ``request`` (one-time key),
+    ``confirm`` (the cents confirmed in words on the second page)."""
+
+    reason = forms.CharField(max_length=300)
+    restock = forms.BooleanField(required=False, initial=True, label="Put the units back in stock")
+    request = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    confirm = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, order=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.order = order
+        self.line_fields = []
+        for index, line in enumerate(order.lines):
+            left = line.qty - (line.refunded_units or 0)
+            if left:
+                name = f"units_{index}"
+                self.fields[name] = forms.IntegerField(label=f"{line.sku} {line.title}", min_value=0,
+                                                       max_value=left, initial=0,
+                                                       help_text=f"{left} of {line.qty} left to refund")
+                self.line_fields.append((index, name))
+
+    def units(self):
+        """``{line index: units}`` of the lines with units in this refund."""
+        return {index: self.cleaned_data[name] for index, name in self.line_fields if self.cleaned_data.get(name)}
+
+    def clean(self):
+        from . import pricing
+
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        if not self.units():
+            raise forms.ValidationError("A refund of lines needs at least one unit.")
+        self.amount = sum(pricing.refund_of_units(self.order.lines[i], n, self.order.lines[i].refunded_units or 0)
+                          ["amount"] for i, n in self.units().items())
+        return cleaned
+
+
 class ShipmentForm(forms.Form):
     """A shipment of some units of an order's lines: ``units_<line index>`` per line with units
     left to ship (0..left), ``carrier`` (``SHOP_CARRIERS``), ``tracking`` number, ``shipped_on``."""
@@ -113,11 +153,50 @@ class OrderAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [path("<path:object_id>/refund/", self.admin_site.admin_view(self.refund_view),
                      name="orders_order_refund"),
+                path("<path:object_id>/refund-lines/", self.admin_site.admin_view(self.refund_lines_view),
+                     name="orders_order_refund_lines"),
                 path("<path:object_id>/ship/", self.admin_site.admin_view(self.ship_view),
                      name="orders_order_ship"),
                 path("<path:object_id>/shipment/<int:shipment>/slip/", self.admin_site.admin_view(self.slip_view),
                      name="orders_order_slip"),
                 *super().get_urls()]
+
+    def refund_lines_view(self, request, object_id):
+        """A refund of units of the order's lines (``refunds.refund_lines``): what was paid for
+        them, confirmed in words first, restocked once. Needs the change permission."""
+        from .refunds import refund_lines
+
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        form = LineRefundForm(request.POST or None, order=order, initial={"request": uuid.uuid4().hex})
+        if request.method == "POST" and form.is_valid():
+            if form.cleaned_data.get("confirm") != form.amount:
+                return TemplateResponse(request, "admin/orders/order/refund_lines_confirm.html", {
+                    **self.admin_site.each_context(request), "title": f"Confirm the refund of order {order.number}",
+                    "order": order, "form": form, "amount": form.amount, "words": in_words(form.amount),
+                    "opts": self.model._meta,
+                })
+            try:
+                done = refund_lines(order.number, form.units(), form.cleaned_data["reason"],
+                                    by=request.user.get_username(), request=form.cleaned_data["request"],
+                                    restock=form.cleaned_data["restock"])
+            except OrderError as error:
+                form.add_error(None, str(error))
+            else:
+                if done:
+                    self.log_change(request, order, f"refunded {done} cents for lines: {form.cleaned_data['reason']}")
+                    self.message_user(request, f"Order {order.number}: {money(done)} refunded.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"Order {order.number}: this refund was already made; "
+                                               "nothing more was refunded.", messages.WARNING)
+                return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+        return TemplateResponse(request, "admin/orders/order/refund_lines.html", {
+            **self.admin_site.each_context(request), "title": f"Refund lines of order {order.number}",
+            "order": order, "form": form, "opts": self.model._meta,
+        })
 
     def ship_view(self, request, object_id):
         """Ship some units of the order's lines as one shipment (``fulfilment.ship``): the status
@@ -218,8 +297,9 @@ class OrderAdmin(admin.ModelAdmin):
             ((entry.at.strftime("%Y-%m-%d %H:%M"), money(entry.amount), entry.by, entry.reason or "no reason",
               "" if entry.status == "succeeded" else f" [{entry.status}]") for entry in order.refunds),
         )
-        link = format_html('<a class="button" href="{}">Refund…</a>',
-                           reverse("admin:orders_order_refund", args=[order.pk])) if refundable(order) else ""
+        link = format_html('<a class="button" href="{}">Refund…</a> <a class="button" href="{}">Refund lines…</a>',
+                           reverse("admin:orders_order_refund", args=[order.pk]),
+                           reverse("admin:orders_order_refund_lines", args=[order.pk])) if refundable(order) else ""
         return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)  # nosec
 
     def has_add_permission(self, request):

@@ -133,3 +133,22 @@ def test_a_provider_refusal_takes_the_reservation_back(order):
         refund_lines(order.number, {0: 1}, "x", by="kim", request="r1", provider=Refusing())
     stored = Order.objects.get_by_number(order.number)
     assert stored.refunded == 0 and not stored.refunds and stored.lines[0].refunded_units == 0
+
+
+def test_staff_refund_lines_in_the_admin_confirmed_in_words(admin_client, order):
+    url = f"/admin/orders/order/{order.pk}/refund-lines/"
+    page = admin_client.get(url).content.decode()
+    assert "units_0" in page and "units_1" in page
+    expected = pricing.refund_of_units(order.lines[0], 1)["amount"]
+    data = {"units_0": 1, "units_1": 0, "reason": "cracked", "restock": "on", "request": "k1"}
+    confirm = admin_client.post(url, data).content.decode()
+    assert "Yes, refund" in confirm and f'name="confirm" value="{expected}"' in confirm
+    assert Order.objects.get_by_number(order.number).refunded == 0
+    before = inventory("A")["qty"]
+    done = admin_client.post(url, {**data, "restock": "True", "confirm": expected}, follow=True)
+    assert "refunded" in done.content.decode()
+    stored = Order.objects.get_by_number(order.number)
+    assert stored.refunded == expected and stored.lines[0].restocked == 1
+    assert inventory("A")["qty"] == before + 1
+    refused = admin_client.post(url, {"units_0": 9, "units_1": 0, "reason": "x", "request": "k2"})
+    assert refused.status_code == 200 and "errorlist" in refused.content.decode()

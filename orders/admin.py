@@ -147,7 +147,7 @@ class OrderAdmin(admin.ModelAdmin):
     actions = ["ship", "deliver", "cancel_and_refund", "export_csv"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
               "shipping_address", "payment_details", "shipment_list", "refund_history", "status_history",
-              "cart_id"]
+              "order_timeline", "cart_id"]
     readonly_fields = fields
 
     def get_urls(self):
@@ -155,6 +155,8 @@ class OrderAdmin(admin.ModelAdmin):
                      name="orders_order_refund"),
                 path("<path:object_id>/refund-lines/", self.admin_site.admin_view(self.refund_lines_view),
                      name="orders_order_refund_lines"),
+                path("<path:object_id>/note/", self.admin_site.admin_view(self.note_view),
+                     name="orders_order_note"),
                 path("<path:object_id>/ship/", self.admin_site.admin_view(self.ship_view),
                      name="orders_order_ship"),
                 path("<path:object_id>/shipment/<int:shipment>/slip/", self.admin_site.admin_view(self.slip_view),
@@ -197,6 +199,36 @@ class OrderAdmin(admin.ModelAdmin):
             **self.admin_site.each_context(request), "title": f"Refund lines of order {order.number}",
             "order": order, "form": form, "opts": self.model._meta,
         })
+
+    def note_view(self, request, object_id):
+        """A staff note on the order's timeline (change permission): GET the form, POST ``text``."""
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        if request.method != "POST":
+            return TemplateResponse(request, "admin/orders/order/note.html", {
+                **self.admin_site.each_context(request), "title": f"A note on order {order.number}",
+                "order": order, "opts": self.model._meta})
+        try:
+            Order.objects.add_note(order.number, request.POST.get("text", ""), request.user.get_username())
+        except OrderError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, "Note added.", messages.SUCCESS)
+        return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+
+    @admin.display(description="Timeline")
+    def order_timeline(self, order):
+        rows = format_html_join(
+            "", "<li>{} UTC · {}: {}{}{}</li>",
+            ((e.at.strftime("%Y-%m-%d %H:%M"), e.kind, e.text, f" (by {e.by})" if e.by else "",
+              "" if e.public else " [staff only]") for e in order.timeline()),
+        )
+        add = format_html('<a class="button" href="{}">Add a note…</a>',
+                          reverse("admin:orders_order_note", args=[order.pk]))
+        return format_html('<ul class="timeline">{}</ul>{}', rows, add)
 
     def ship_view(self, request, object_id):
         """Ship some units of the order's lines as one shipment (``fulfilment.ship``): the status

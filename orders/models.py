@@ -207,6 +207,23 @@ class StatusChange(EmbeddedModel):
     note = models.CharField(max_length=300, blank=True, default="")
 
 
+class StaffNote(EmbeddedModel):
+    """A note staff wrote on an order (never shown to the shopper): ``text``, ``by``, ``at`` (UTC)."""
+
+    text = models.CharField(max_length=1000)
+    by = models.CharField(max_length=150)
+    at = models.DateTimeField()
+
+
+class TimelineEntry:
+    """One event of an order's timeline (``Order.timeline``): ``at`` (UTC), ``kind`` ("status",
+    "shipment", "refund", "note"), ``text``, ``by`` ("" when unknown), ``public`` (shown to the
+    shopper), ``url`` (a tracking link or "")."""
+
+    def __init__(self, at, kind, text, by="", public=True, url=""):
+        self.at, self.kind, self.text, self.by, self.public, self.url = at, kind, text, by, public, url
+
+
 class Order(models.Model):
     """A placed order (see the module docstring for the document).
 
@@ -256,6 +273,7 @@ class Order(models.Model):
     refunds = EmbeddedModelArrayField(RefundRecord, default=list, blank=True)
     refunded = models.PositiveIntegerField(default=0, help_text="cents refunded so far (refunds.amount summed)")
     shipments = EmbeddedModelArrayField(Shipment, default=list, blank=True)
+    notes = EmbeddedModelArrayField(StaffNote, default=list, blank=True)
 
     objects = OrderManager()
 
@@ -277,6 +295,34 @@ class Order(models.Model):
     @property
     def item_count(self):
         return sum(line.qty for line in self.lines)
+
+    def timeline(self, public_only=False):
+        """Every event of the order, oldest first, as ``TimelineEntry``s: its status changes
+        (placed, paid, each shipment's status, returns, cancellation), its shipments with
+        their tracking links, its refunds, and staff notes (not public). ``public_only``:
+        only what the shopper sees."""
+        from core.money import display
+
+        entries = [TimelineEntry(c.at, "status", c.status + (f" ({c.note})" if c.note and c.status != "placed"
+                                                              and not c.note.startswith("by ") else ""))
+                   for c in self.history or ()]
+        for s in self.shipments or ():
+            parts = ", ".join(f"{line.qty} x {line.title}" for line in s.lines)
+            entries.append(TimelineEntry(s.at, "shipment", f"Shipment {s.number} sent with {s.carrier_name}: {parts}",
+                                         s.by, url=s.tracking_url))
+        for r in self.refunds or ():
+            entries.append(TimelineEntry(r.at, "refund", f"{display(r.amount)} refunded"
+                                         + (f": {r.reason}" if r.reason else "")
+                                         + ("" if r.status == "succeeded" else f" [{r.status}]"), r.by))
+        for n in self.notes or ():
+            entries.append(TimelineEntry(n.at, "note", n.text, n.by, public=False))
+        entries.sort(key=lambda e: e.at)
+        return [e for e in entries if e.public] if public_only else entries
+
+    @property
+    def shopper_timeline(self):
+        """``timeline(public_only=True)``, for templates."""
+        return self.timeline(public_only=True)
 
     @staticmethod
     def status_from_lines(shipped):

@@ -247,6 +247,17 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 order = self.from_document(_as_read(document))
                 return order, order.shipments[-1]
 
+    def add_note(self, number, text, by):
+        """Add staff's note ``text`` (1..1000 characters, stripped) by ``by`` to order ``number``
+        (one ``update_one`` ``$push``). Raises ``OrderError`` for an empty note or no such order."""
+        text = (text or "").strip()
+        if not text or len(text) > 1000:
+            raise OrderError("A note is 1 to 1000 characters.")
+        result = self.collection.update_one({"number": number},
+                                            {"$push": {"notes": {"text": text, "by": by, "at": clock.now()}}})
+        if not result.matched_count:
+            raise OrderError(f"No order {number}.")
+
     def _ends_with(self, order_id, entry):
         """True when the ``history`` of order ``order_id`` ends with ``entry`` (one read)."""
         document = self.collection.find_one({"_id": order_id}, {"history": 1})

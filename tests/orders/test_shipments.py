@@ -127,3 +127,26 @@ def test_staff_ship_from_the_admin_and_print_the_packing_slip(admin_client, orde
     assert slip.status_code == 200 and "Packing slip" in text and order.number in text and "London" in text
     assert "JD01" in text and "1 × " in text
     assert admin_client.get(f"/admin/orders/order/{order.pk}/shipment/9/slip/").status_code == 404
+
+
+def test_the_timeline_shows_every_event_to_staff_and_the_public_ones_to_the_shopper(admin_client, order):
+    from orders.refunds import refund_order
+
+    fulfilment.ship(order.number, {0: 3, 1: 1}, "ups", "1Z9", DAY, by="kim")
+    refund_order(order.number, 150, "late parcel", by="kim", request="r1")
+    refused = admin_client.post(f"/admin/orders/order/{order.pk}/note/", {"text": "  "}, follow=True)
+    assert "1 to 1000" in refused.content.decode()
+    assert admin_client.get(f"/admin/orders/order/{order.pk}/note/").status_code == 200
+    admin_client.post(f"/admin/orders/order/{order.pk}/note/", {"text": "Customer <b>called</b>"})
+    stored = Order.objects.get_by_number(order.number)
+    assert [e.kind for e in stored.timeline()] == ["status", "status", "status", "shipment", "refund", "note"]
+    change = admin_client.get(f"/admin/orders/order/{order.pk}/change/").content.decode()
+    assert "Customer &lt;b&gt;called&lt;/b&gt;" in change and "staff only" in change
+    assert "$1.50 refunded: late parcel" in change and "Shipment 1 sent with UPS" in change
+    client = Client()
+    session = client.session
+    session["orders"] = [order.number]
+    session.save()
+    page = client.get(order.get_absolute_url()).content.decode()
+    assert "Shipment 1 sent with UPS" in page and "$1.50 refunded" in page
+    assert "called" not in page

@@ -59,7 +59,20 @@ def refund_order(number, amount, reason, by, request, provider=None):
         Order.objects.drop_refund(number, request, amount)
         raise OrderError(f"Order {number}: the refund was refused: {error}") from error
     Order.objects.confirm_refund(number, request, refund["id"])
+    _refunded(number, request, amount)
     return amount
+
+
+def _refunded(number, request, amount):
+    """Send ``order_refunded`` (analytics counts the refund); a failing receiver is logged."""
+    from core import clock
+
+    from .signals import order_refunded
+
+    for receiver, result in order_refunded.send_robust(sender=Order, number=number, request=request,
+                                                       amount=amount, at=clock.now()):
+        if isinstance(result, Exception):
+            logger.error("Order %s: refund %s not recorded by %s: %r", number, request, receiver, result)
 
 
 def record_provider_refund(reference, refund_id, amount, reason=""):
@@ -68,7 +81,12 @@ def record_provider_refund(reference, refund_id, amount, reason=""):
 
     While an admin refund of the order is pending (Stripe asked, its answer not yet
     recorded) nothing is added: that refund is the admin's to record."""
-    return Order.objects.add_provider_refund(reference, refund_id, amount, reason[:300])
+    added = Order.objects.add_provider_refund(reference, refund_id, amount, reason[:300])
+    if added:
+        order = Order.objects.get_by_payment(reference)
+        if order is not None:
+            _refunded(order.number, refund_id, amount)
+    return added
 
 
 def refund_lines(number, units, reason, by, request, restock=True, provider=None):
@@ -97,6 +115,7 @@ def refund_lines(number, units, reason, by, request, restock=True, provider=None
         Order.objects.drop_refund(number, request, amount, units)
         raise OrderError(f"Order {number}: the refund was refused: {error}") from error
     Order.objects.confirm_refund(number, request, refund["id"])
+    _refunded(number, request, amount)
     restock_refund(number, request)
     return amount
 

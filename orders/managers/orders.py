@@ -119,6 +119,13 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         document = self.collection.find_one({"number": number})
         return None if document is None else self.from_document(document)
 
+    def get_by_payment(self, reference):
+        """The order paid by ``reference`` (a PaymentIntent id; one read), or None."""
+        if not isinstance(reference, str) or not reference:
+            return None
+        document = self.collection.find_one({"payment.reference": reference})
+        return None if document is None else self.from_document(document)
+
     def get_by_cart(self, cart_id):
         """The order placed from cart ``cart_id`` (one read), or None."""
         if not isinstance(cart_id, str) or not cart_id:

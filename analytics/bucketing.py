@@ -49,8 +49,10 @@ def event_measures(event):
     if kind == "sale":
         ref = event.get("ref")
         live = ref is None or (isinstance(ref, str) and ref.startswith(ORDER_REF_PREFIX))
-        return [_number(event.get("amount")), 1, _number(event.get("qty")), 0, 0, 1 if live else 0]
-    return [0, 0, 0, 1 if kind == "view" else 0, 1 if kind == "cart" else 0, 0]
+        return [_number(event.get("amount")), 1, _number(event.get("qty")), 0, 0, 1 if live else 0, 0]
+    if kind == "refund":
+        return [0, 0, 0, 0, 0, 0, _number(event.get("amount"))]
+    return [0, 0, 0, 1 if kind == "view" else 0, 1 if kind == "cart" else 0, 0, 0]
 
 
 def keys_by_sku(products, categories):
@@ -113,7 +115,8 @@ def hourly_buckets(events, keys_of):
             start = aware_hours[hour] = period_start("hour", hour)
         keys = keys_of.get(sku)
         if keys is None:
-            keys = [("store", "store", None)] + ([(f"sku:{sku}", "sku", sku)] if isinstance(sku, str) else [])
+            # A refund of money (sku "") counts for the store only.
+            keys = [("store", "store", None)] + ([(f"sku:{sku}", "sku", sku)] if isinstance(sku, str) and sku else [])
         for key, kind, ref in keys:
             bucket = buckets.get((key, start))
             if bucket is None:

@@ -469,3 +469,14 @@ LOGGING = {
     # The stripe library logs every request at INFO: its errors reach the shop as exceptions.
     "loggers": {"stripe": {"level": "WARNING"}},
 }
+
+
+# Carriers staff ship with (orders.models.Shipment): key -> name shown to shoppers and the
+# tracking page, "{tracking}" standing for the tracking number ("" when the carrier has none).
+SHOP_CARRIERS = {
+    "usps": {"name": "USPS", "tracking_url": "https://tools.usps.com/go/TrackConfirmAction?tLabels={tracking}"},
+    "ups": {"name": "UPS", "tracking_url": "https://www.ups.com/track?tracknum={tracking}"},
+    "fedex": {"name": "FedEx", "tracking_url": "https://www.fedex.com/fedextrack/?trknbr={tracking}"},
+    "dhl": {"name": "DHL", "tracking_url": "https://www.dhl.com/en/express/tracking.html?AWB={tracking}"},
+    "other": {"name": "Other carrier", "tracking_url": ""},
+}

@@ -126,7 +126,7 @@ class AddressForm(forms.Form):
         return {name: self.cleaned_data.get(name) or "" for name in
                 ("name", "line1", "line2", "city", "postcode", "country", "region")}
 
-    def vat_number(self):
+    def buyer_vat_number(self):
         """The buyer's EU VAT number as checked (compact, e.g. "DE136695976"), or ""."""
         return self.cleaned_data.get("vat_number") or ""
 

@@ -51,7 +51,7 @@ def _pricing_context(address_form):
     or None (an unbound or invalid form: priced with no destination)."""
     if not address_form.is_bound or not address_form.is_valid():
         return None
-    return pricing.PricingContext(address=address_form.address(), vat_number=address_form.vat_number())
+    return pricing.PricingContext(address=address_form.address(), vat_number=address_form.buyer_vat_number())
 
 
 def _total_moved_for(request, figures):
@@ -106,7 +106,7 @@ def checkout(request):
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
-                vat_number=address_form.vat_number(),
+                vat_number=address_form.buyer_vat_number(),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)

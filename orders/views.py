@@ -54,11 +54,24 @@ def _pricing_context(address_form):
     return pricing.PricingContext(address=address_form.address(), vat_number=address_form.buyer_vat_number())
 
 
-def _total_moved_for(request, figures):
-    """True when the page posted a total (``confirmed_total``) other than ``figures.total``,
-    the total priced for the posted address: nothing is charged until the shopper sees it."""
+def _destination(address_form):
+    """What the tax depends on in a valid ``address_form`` (country, region, VAT number) as
+    one string, the page's hidden ``priced_for``; "" for no address."""
+    if not address_form.is_bound or not address_form.is_valid():
+        return ""
+    address = address_form.address()
+    return "|".join((address["country"], address["region"], address_form.buyer_vat_number()))
+
+
+def _total_moved_for(request, address_form, figures):
+    """True when the page was priced for another destination (``priced_for``) and posted a
+    total (``confirmed_total``) other than ``figures.total``, the total for the posted
+    address: nothing is charged until the shopper sees it. (A total moved for another
+    reason, the same destination, goes to checkout, which refuses it with its own message.)"""
     confirmed = PriceConfirmationForm(request.POST).confirmed()
-    return confirmed is not None and confirmed != figures.total
+    priced_for = request.POST.get("priced_for")  # absent: a client that is not the page; checkout decides
+    moved = priced_for is not None and priced_for != _destination(address_form)
+    return moved and confirmed is not None and confirmed != figures.total
 
 
 def checkout(request):
@@ -95,7 +108,7 @@ def checkout(request):
     provider = get_provider()
     if request.method == "POST" and changes:
         messages.warning(request, str(PricesChanged(changes, figures.total)))
-    elif request.method == "POST" and address_form.is_valid() and _total_moved_for(request, figures):
+    elif request.method == "POST" and address_form.is_valid() and _total_moved_for(request, address_form, figures):
         # Tax and shipping depend on the address: the page showed another total; show this one.
         messages.warning(request, f"With tax and shipping for this address the total is {display(figures.total)}: "
                                   "check it and pay again.")
@@ -142,7 +155,7 @@ def checkout(request):
             return redirect(order)
     return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
-        "price_changes": changes,
+        "price_changes": changes, "priced_for": _destination(address_form),
     })
 
 

@@ -91,7 +91,7 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, name, email, address, user_id, session_key, facts):
+def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number=""):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
@@ -102,7 +102,7 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts):
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
     context = pricing.PricingContext(cart_id=str(cart["_id"]), user_id=str(user_id or ""), email=email,
-                                     address=dict(address) if address else None)
+                                     address=dict(address) if address else None, vat_number=vat_number or "")
     figures = pricing.price(lines, facts, context)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
@@ -111,18 +111,22 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts):
         "subtotal": figures.subtotal, "discount": figures.discount, "discounts": figures.discounts,
         "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
+        "tax_included": figures.tax_included, "tax_name": figures.tax_name,
+        "shipping_tax_rate": figures.shipping_tax_rate, "reverse_charge": figures.reverse_charge,
+        "vat_number": figures.vat_number,
         "session_key": session_key or "",
     }
     return order, figures.total
 
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
-                confirmed_total=None):
+                confirmed_total=None, vat_number=""):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
     ``token`` is what Stripe.js made of the card in the shopper's browser (``tok_...``):
-    the shop never sees the card. ``address`` a dict of ``Address``'s fields (or None);
+    the shop never sees the card. ``vat_number`` an EU business buyer's (checked by the
+    form, ``taxes.vat.clean_vat_number``; "" for none). ``address`` a dict of ``Address``'s fields (or None);
     ``user_id`` the shopper's account id ("" for a guest); ``confirmed_total`` the total in
     cents the shopper was shown and paid (None: the cart's own prices stand for what was
     shown). The "Inventory Management" use case ``checkout``, with a
@@ -163,7 +167,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     cart = lock_cart(cart_id, key)
     try:
         cart, changes, facts = _reread_prices(cart)
-        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts)
+        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         PaymentAttempt.objects.begin(key, cart_id, total, order)
@@ -288,6 +292,10 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
         # Priced before the line shares existed (an attempt kept across an upgrade): none.
         **{field: order.get(field, empty) for field, empty in (("discount", 0), ("discounts", []),
                                                                 ("shipping_tax", 0))},
+        # The tax as applied (taxes.rates); absent from attempts priced before it existed.
+        **{field: order.get(field, empty) for field, empty in (
+            ("tax_included", False), ("tax_name", "Tax"), ("shipping_tax_rate", "0"),
+            ("reverse_charge", False), ("vat_number", ""))},
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }

@@ -57,6 +57,10 @@ class OrderLine(EmbeddedModel):
     discount = models.PositiveIntegerField(default=0, help_text="cents off the whole line")
     tax = models.PositiveIntegerField(default=0, help_text="cents of tax on the whole line")
     tax_rate = models.CharField(max_length=12, blank=True, default="0", help_text="percent, as applied")
+    # The tax as applied (taxes.rates): the line's class, and whether its tax was inside the
+    # price (prices entered including tax) rather than added on top.
+    tax_class = models.CharField(max_length=10, blank=True, default="", help_text="standard, reduced or zero")
+    tax_included = models.BooleanField(default=False, help_text="the tax is part of the price")
     # Units of the line sent in shipments so far (0..qty), raised only by Order.objects.add_shipment.
     shipped = models.PositiveIntegerField(default=0, help_text="units shipped so far")
     # Units refunded (orders.refunds.refund_lines) and of those, put back in stock (once each).
@@ -75,8 +79,9 @@ class OrderLine(EmbeddedModel):
 
     @property
     def net(self):
-        """The line after its discount, before tax (cents)."""
-        return self.subtotal - self.discount
+        """The line after its discount, before tax (cents): with ``tax_included``, the part
+        of the price that is not tax."""
+        return self.subtotal - self.discount - (self.tax if self.tax_included else 0)
 
     @property
     def paid(self):
@@ -107,12 +112,15 @@ class Address(EmbeddedModel):
     city = models.CharField(max_length=100)
     postcode = models.CharField(max_length=20, blank=True, default="")
     country = models.CharField(max_length=2)
+    # A state, province or county where the country uses one (ISO 3166-2 code after the
+    # dash, e.g. "NY"); taxes by region read it (taxes.rates).
+    region = models.CharField(max_length=3, blank=True, default="")
 
     def lines(self):
         """The address as printed on a parcel: a list of non-empty strings."""
         from django_countries import countries
 
-        place = " ".join(part for part in (self.postcode, self.city) if part)
+        place = " ".join(part for part in (self.postcode, self.city, getattr(self, "region", "")) if part)
         return [part for part in (self.name, self.line1, self.line2, place,
                                   countries.name(self.country) or self.country) if part]
 
@@ -267,6 +275,13 @@ class Order(models.Model):
     shipping_tax = models.PositiveIntegerField(default=0, help_text="cents: the part of tax on shipping")
     tax = models.PositiveIntegerField(help_text="cents (lines.tax summed plus shipping_tax)")
     total = models.PositiveIntegerField(help_text="cents")
+    # The tax as applied (taxes.rates), kept so that a later edit of a rate changes nothing here.
+    tax_included = models.BooleanField(default=False, help_text="the tax is inside the prices (not added)")
+    tax_name = models.CharField(max_length=40, blank=True, default="Tax")
+    shipping_tax_rate = models.CharField(max_length=12, blank=True, default="0",
+                                         help_text="percent: the goods' weighted rate, as applied")
+    reverse_charge = models.BooleanField(default=False, help_text="EU reverse charge: VAT due by the buyer")
+    vat_number = models.CharField(max_length=20, blank=True, default="", help_text="the buyer's, as checked")
     payment = EmbeddedModelField(Payment, null=True, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)
     restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
@@ -274,6 +289,12 @@ class Order(models.Model):
     refunded = models.PositiveIntegerField(default=0, help_text="cents refunded so far (refunds.amount summed)")
     shipments = EmbeddedModelArrayField(Shipment, default=list, blank=True)
     notes = EmbeddedModelArrayField(StaffNote, default=list, blank=True)
+
+    @property
+    def tax_percent(self):
+        """The lines' one tax rate as applied (percent text, e.g. "19"), or "" when they differ."""
+        rates = {line.tax_rate for line in self.lines or []}
+        return rates.pop() if len(rates) == 1 else ""
 
     objects = OrderManager()
 

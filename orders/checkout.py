@@ -19,7 +19,7 @@ from inventory.exceptions import CartInactive
 from inventory.models import Cart, Inventory
 from core import clock
 
-from . import pricing, repricing
+from . import claims, pricing, repricing
 from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .managers.ledger import CHARGING, VOID, new_key
 from .models import Order, PaymentAttempt
@@ -91,18 +91,20 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, name, email, address, user_id, session_key, facts):
+def _priced_order(cart, name, email, address, user_id, session_key, facts, codes=()):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
     ``{sku: SkuFacts}``; the figures come from those prices through the pricing
     pipeline (``pricing.price``: discounts, shipping, tax, each line's shares
-    stored on it), never a form's. No round trip.
+    stored on it), never a form's; ``codes`` the discount codes typed (tuple of str).
+    The order's ``claims`` are the codes to claim (``orders.claims``). No round trip
+    (one read with codes).
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
     context = pricing.PricingContext(cart_id=str(cart["_id"]), user_id=str(user_id or ""), email=email,
-                                     address=dict(address) if address else None)
+                                     address=dict(address) if address else None, codes=tuple(codes or ()))
     figures = pricing.price(lines, facts, context)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
@@ -111,13 +113,13 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts):
         "subtotal": figures.subtotal, "discount": figures.discount, "discounts": figures.discounts,
         "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
-        "session_key": session_key or "",
+        "session_key": session_key or "", "claims": figures.claims,
     }
     return order, figures.total
 
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
-                confirmed_total=None):
+                confirmed_total=None, codes=()):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
@@ -125,7 +127,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     the shop never sees the card. ``address`` a dict of ``Address``'s fields (or None);
     ``user_id`` the shopper's account id ("" for a guest); ``confirmed_total`` the total in
     cents the shopper was shown and paid (None: the cart's own prices stand for what was
-    shown). The "Inventory Management" use case ``checkout``, with a
+    shown); ``codes`` the discount codes the shopper typed (tuple of str). The "Inventory Management" use case ``checkout``, with a
     payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
@@ -135,7 +137,10 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
        nothing is charged: the cart takes the new prices and is unlocked,
        and ``PricesChanged`` says what changed (the shopper confirms by
        paying again). Otherwise the order is priced from exactly that read
-       and the attempt recorded in the ledger with its total,
+       and one use of each of its discount codes claimed for the attempt
+       (``claims.claim``, one conditional write per code; a code used up
+       meanwhile raises ``CodeRefused`` before anything is charged), then
+       the attempt recorded in the ledger with its total,
        status ``charging`` (``PaymentAttempt.objects.begin``, one write),
        *before* the provider is called.
     3. ``provider.create_intent``: the PaymentIntent, not confirmed, its
@@ -161,15 +166,23 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     """
     key = new_key()
     cart = lock_cart(cart_id, key)
+    claimed = False
     try:
         cart, changes, facts = _reread_prices(cart)
-        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts)
+        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, codes)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
+        if order["claims"]:
+            claims.claim(key, cart_id, order, order["claims"])  # before any charge
+            claimed = True
         PaymentAttempt.objects.begin(key, cart_id, total, order)
     except AttemptFenced:
+        if claimed:
+            claims.release(key)
         raise
     except Exception:
+        if claimed:
+            claims.release(key)
         Cart.objects.unlock_checkout(cart_id, key)
         raise
     metadata = {"shop": shop_id(), "attempt": key, "cart": cart_id}
@@ -179,6 +192,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
         _declined(key, cart_id, error)
         raise
     if not PaymentAttempt.objects.set_intent(key, intent.id, card):
+        claims.release(key)  # recovery voided the attempt (and released); again, in case it ran first
         raise AttemptFenced()
     order["card"] = card
     try:
@@ -190,8 +204,10 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
 
 
 def _declined(key, cart_id, error):
-    """The provider refused attempt ``key``: declined, and the cart back to the shopper."""
+    """The provider refused attempt ``key``: declined, its code uses given back, and the cart
+    back to the shopper."""
     PaymentAttempt.objects.mark_declined(key, str(error))
+    claims.release(key)
     Cart.objects.unlock_checkout(cart_id, key)
 
 

@@ -90,3 +90,13 @@ class PaymentActionRequired(CheckoutError):
     def __init__(self, key, client_secret):
         self.key, self.client_secret = key, client_secret
         super().__init__("Your bank asks you to confirm this payment.")
+
+
+class CodeRefused(CheckoutRefused):
+    """A discount code of the cart could not be claimed at checkout (used up meanwhile, or
+    already used by this customer): nothing was charged; ``code`` names it."""
+
+    def __init__(self, code):
+        self.code = code
+        super().__init__(f"The discount code {code} has just been used up (or already used by you). "
+                         "Nothing was charged; your cart is as you left it, without the code.")

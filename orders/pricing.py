@@ -120,6 +120,10 @@ class Priced:
     weight: int = 0
     tax_percent: int = 0
     discounts: list = field(default_factory=list)
+    # Promotions (promotions.rules): a free-shipping code applies; the codes to claim at
+    # checkout ([{"voucher_id", "code", "limit", "once_per_customer"}]).
+    free_shipping: bool = False
+    claims: list = field(default_factory=list)
 
 
 # The name the checkout page and older callers know the figures by.
@@ -145,12 +149,20 @@ def tax_on(amount, percent=None):
 
 
 def _discounts(priced, context):
-    """Step 1: no promotions yet; every line keeps its full price."""
+    """Step 1: the discount codes of ``context.codes`` (``promotions.rules.apply``: each
+    apportioned to the lines in its range, one read when there are codes)."""
+    from promotions import rules
+
+    rules.apply(priced, context)
 
 
 def _shipping(priced, context):
     """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
     priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+    if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
+        for entry in priced.discounts:
+            if entry["kind"] == "free_shipping":
+                entry["amount"], priced.shipping = priced.shipping, 0
 
 
 def _tax(priced, context):

@@ -16,10 +16,11 @@ from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
 from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from core.money import display
+from promotions import session as promotion_codes
 
 from . import repricing
 from .checkout import finish_payment, place_order
-from .exceptions import CheckoutRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
+from .exceptions import CheckoutRefused, CodeRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
@@ -71,7 +72,7 @@ def checkout(request):
             return redirect("orders:checkout_status")
         messages.info(request, "Your cart is empty.")
         return redirect("inventory:cart")
-    shown = repricing.quote(current)
+    shown = repricing.quote(current, promotion_codes.context(request))
     changes, figures = shown.changes, shown.totals
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
@@ -86,6 +87,7 @@ def checkout(request):
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
+                codes=promotion_codes.codes(request),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)
@@ -95,7 +97,7 @@ def checkout(request):
             return redirect("orders:checkout_status")
         except PricesChanged as refused:
             # Changed after this request's own read: show the cart as checkout repriced it.
-            again = repricing.quote(Cart.objects.get_cart(current.id) or current)
+            again = repricing.quote(Cart.objects.get_cart(current.id) or current, promotion_codes.context(request))
             changes, figures = refused.changes or again.changes, again.totals
             current = again.cart
             messages.warning(request, str(refused))
@@ -107,6 +109,8 @@ def checkout(request):
             messages.warning(request, str(error))
             return redirect("inventory:cart")
         except (CheckoutRefused, InventoryError) as error:
+            if isinstance(error, CodeRefused):
+                promotion_codes.remove_code(request, error.code)
             messages.error(request, str(error))
             return redirect("inventory:cart")
         except Exception:
@@ -117,6 +121,7 @@ def checkout(request):
             return redirect("orders:checkout_status")
         else:
             forget_cart(request)
+            promotion_codes.forget_codes(request)
             _remember_order(request, order)
             return redirect(order)
     return stripe_page(request, provider, "orders/checkout.html", {
@@ -154,6 +159,7 @@ def checkout_confirm(request):
         logger.exception("Confirming the payment of cart %s failed; the status page will tell the shopper.", cart_id)
         return redirect("orders:checkout_status")
     forget_cart(request)
+    promotion_codes.forget_codes(request)
     _remember_order(request, order)
     return redirect(order)
 

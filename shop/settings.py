@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "analytics.apps.AnalyticsConfig",
     "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
     "api.apps.ApiConfig",
+    "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
 ]
 
 MIDDLEWARE = [
@@ -415,6 +416,7 @@ SHOP_RATE_LIMITS = {
     "password_reset": env.str("SHOP_RATE_PASSWORD_RESET", default="5/h"),
     "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
     "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
+    "discount_code": env.str("SHOP_RATE_DISCOUNT_CODE", default="10/m"),  # stops code guessing
 }
 RATELIMIT_USE_CACHE = "default"
 if CACHES["default"]["BACKEND"].endswith("LocMemCache"):

@@ -1,0 +1,44 @@
+"""Claims of scarce promotions at checkout: the uses of discount codes, taken before any charge.
+
+``claim(key, cart_id, order, claims)`` takes one use of each code the order
+was priced with (``Voucher.objects.claim``: one conditional write per code)
+for payment attempt ``key``, *before* the PaymentIntent is created, so a
+checkout that loses the race for a code's last use is told before any card
+is charged. ``release(key)`` gives the uses of an attempt back (one write
+over the codes holding a claim of ``key``; a second release changes
+nothing): checkout calls it when the payment is declined or the attempt
+fenced, ``reconcile_payments`` when it voids or refunds an attempt. A
+claim of a paid attempt stays: it is the code's record of that order's
+use (docs/promotions.md, "The claim").
+"""
+
+from promotions.models import Voucher
+
+from .exceptions import CodeRefused
+
+
+def customer_of(order):
+    """``(customer, email)`` a once-per-customer code is checked against: the account id (""
+    for a guest) and the order's e-mail in lower case."""
+    return str(order.get("user_id") or ""), (order.get("email") or "").strip().lower()
+
+
+def claim(key, cart_id, order, claims):
+    """Claim each code of ``claims`` (``Priced.claims``: ``[{"voucher_id", "code", "limit",
+    "once_per_customer"}]``) for attempt ``key`` of cart ``cart_id`` and ``order`` (the priced
+    order dict: its ``user_id`` and ``email``). One write per code; none without codes.
+
+    All or nothing: when one is refused, those already claimed are released and
+    ``CodeRefused`` names the refused code.
+    """
+    customer, email = customer_of(order)
+    for entry in claims:
+        if not Voucher.objects.claim(entry["voucher_id"], entry["limit"], cart_id, key, customer, email,
+                                     entry["once_per_customer"]):
+            release(key)
+            raise CodeRefused(entry["code"])
+
+
+def release(key):
+    """Give back every use claimed by attempt ``key`` (one indexed write); returns the count."""
+    return Voucher.objects.release(key)

@@ -1,0 +1,41 @@
+"""The discount codes a shopper typed, kept in the session (``discount_codes``: a list of
+normalized codes, at most ``MAX_CODES``), and the pricing context they make."""
+
+CODES = "discount_codes"
+MAX_CODES = 5
+
+
+def codes(request):
+    """The session's codes (tuple of str, in the order typed)."""
+    return tuple(request.session.get(CODES, ()))
+
+
+def add_code(request, code):
+    """Keep ``code`` (normalized) in the session, after the others (once)."""
+    kept = [c for c in request.session.get(CODES, []) if c != code]
+    request.session[CODES] = [*kept, code][-MAX_CODES:]
+
+
+def remove_code(request, code):
+    """Drop ``code`` from the session; True when it was there."""
+    kept = list(request.session.get(CODES, []))
+    if code not in kept:
+        return False
+    kept.remove(code)
+    request.session[CODES] = kept
+    return True
+
+
+def forget_codes(request):
+    """Drop every code (an order was placed with them)."""
+    request.session.pop(CODES, None)
+
+
+def context(request, email=""):
+    """The ``pricing.PricingContext`` of the session's codes and the signed-in account."""
+    from orders.pricing import PricingContext
+
+    user = getattr(request, "user", None)
+    signed_in = user is not None and user.is_authenticated
+    return PricingContext(codes=codes(request), user_id=str(user.pk) if signed_in else "",
+                          email=email or (user.email if signed_in else ""))

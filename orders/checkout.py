@@ -127,7 +127,8 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     the shop never sees the card. ``address`` a dict of ``Address``'s fields (or None);
     ``user_id`` the shopper's account id ("" for a guest); ``confirmed_total`` the total in
     cents the shopper was shown and paid (None: the cart's own prices stand for what was
-    shown); ``codes`` the discount codes the shopper typed (tuple of str). The "Inventory Management" use case ``checkout``, with a
+    shown); ``codes`` the discount codes the shopper was shown applied (tuple of str: each
+    must still apply, else ``CodeRefused``). The "Inventory Management" use case ``checkout``, with a
     payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
@@ -172,6 +173,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
         order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, codes)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
+        claims.refuse_missing(codes, order["claims"])
         if order["claims"]:
             claims.claim(key, cart_id, order, order["claims"])  # before any charge
             claimed = True

@@ -23,6 +23,18 @@ def customer_of(order):
     return str(order.get("user_id") or ""), (order.get("email") or "").strip().lower()
 
 
+def refuse_missing(codes, claims):
+    """Raise ``CodeRefused`` for the first of ``codes`` (as typed) that pricing did not apply
+    (used up, expired or no longer applicable since the page was shown): the shopper is
+    never charged without a discount they were shown."""
+    from promotions.models import normalize
+
+    applied = {entry["code"] for entry in claims}
+    for code in codes or ():
+        if normalize(code) not in applied:
+            raise CodeRefused(normalize(code))
+
+
 def claim(key, cart_id, order, claims):
     """Claim each code of ``claims`` (``Priced.claims``: ``[{"voucher_id", "code", "limit",
     "once_per_customer"}]``) for attempt ``key`` of cart ``cart_id`` and ``order`` (the priced

@@ -74,6 +74,8 @@ def checkout(request):
         return redirect("inventory:cart")
     shown = repricing.quote(current, promotion_codes.context(request))
     changes, figures = shown.changes, shown.totals
+    if request.method == "GET":  # the codes kept are those the page shows applied
+        promotion_codes.drop_unapplied(request, figures.discounts)
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)

@@ -26,6 +26,19 @@ def remove_code(request, code):
     return True
 
 
+def drop_unapplied(request, applied):
+    """Drop the session's codes that are not among ``applied`` (``Priced.discounts``), each
+    with a message saying it no longer applies: checkout then expects exactly the codes the
+    page showed (``place_order`` refuses a code that stopped applying, before any charge)."""
+    from django.contrib import messages
+
+    shown = {entry.get("code") for entry in applied}
+    for code in codes(request):
+        if code not in shown:
+            remove_code(request, code)
+            messages.warning(request, f"The discount code {code} no longer applies to your cart and was removed.")
+
+
 def forget_codes(request):
     """Drop every code (an order was placed with them)."""
     request.session.pop(CODES, None)

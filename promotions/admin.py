@@ -16,7 +16,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from .models import MAX_LIMIT, Voucher, normalize
+from .models import MAX_LIMIT, Offer, Voucher, normalize
 
 MAX_BATCH = 10_000
 
@@ -141,4 +141,41 @@ class VoucherAdmin(admin.ModelAdmin):
             for v in queryset.order_by("code")])
 
 
-__all__ = ["VoucherAdmin", "MAX_LIMIT"]
+class OfferForm(forms.ModelForm):
+    """An offer's form: a percent 1 to 100; a multibuy pays fewer units than its set; a fixed
+    price has a set of at least 2 and a price."""
+
+    class Meta:
+        model = Offer
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        benefit, value = data.get("benefit"), data.get("value") or 0
+        quantity, pay = data.get("quantity") or 0, data.get("pay") or 0
+        if benefit == Offer.PERCENT and not 1 <= value <= 100:
+            self.add_error("value", "A percent off is between 1 and 100.")
+        if benefit == Offer.FIXED and value < 1:
+            self.add_error("value", "A fixed amount off is at least 1 cent.")
+        if benefit == Offer.MULTIBUY and not (quantity >= 2 and 1 <= pay < quantity):
+            self.add_error("pay", "A multibuy is a set of 2 or more units paying fewer (e.g. 3 for 2).")
+        if benefit == Offer.FIXED_PRICE and not (quantity >= 2 and value >= 1):
+            self.add_error("quantity", "A fixed price is a set of 2 or more units for a price in cents.")
+        if data.get("starts_at") and data.get("ends_at") and data["ends_at"] <= data["starts_at"]:
+            self.add_error("ends_at", "The end comes after the start.")
+        return data
+
+
+@admin.register(Offer)
+class OfferAdmin(admin.ModelAdmin):
+    """Automatic offers: applied to every matching cart by priority, no code needed."""
+
+    form = OfferForm
+    list_display = ["name", "benefit", "value", "quantity", "pay", "priority", "exclusive", "active",
+                    "starts_at", "ends_at"]
+    list_filter = ["active", "benefit", "exclusive"]
+    ordering = ["-priority"]
+    list_per_page = 50
+
+
+__all__ = ["VoucherAdmin", "OfferAdmin", "MAX_LIMIT"]

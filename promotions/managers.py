@@ -97,3 +97,18 @@ class VoucherManager(MongoCollectionMixin, models.Manager):
         """``[(code, used, limit)]`` of a campaign's codes, by code (one read)."""
         return [(d["code"], d.get("used", 0), d.get("limit", 1)) for d in
                 self.collection.find({"campaign": campaign}, {"code": 1, "used": 1, "limit": 1}).sort("code", 1)]
+
+
+class OfferManager(MongoCollectionMixin, models.Manager):
+    """The automatic offers a cart is priced with."""
+
+    def live(self, at):
+        """The active offers whose dates hold ``at`` (UTC), highest priority first: raw
+        documents. One indexed read (``active``, ``priority``); the dates are checked here (a
+        handful of documents), so the query has no ``$or`` over null dates."""
+        found = []
+        for document in self.collection.find({"active": True}).sort("priority", -1):
+            starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
+            if (starts is None or starts <= at) and (ends is None or at < ends):
+                found.append(document)
+        return found

@@ -21,7 +21,7 @@ from django.db import models
 from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import VoucherManager
+from .managers import OfferManager, VoucherManager
 
 #: The largest use limit of one code: its claims array then stays under ~1 MB.
 MAX_LIMIT = 10_000
@@ -83,6 +83,49 @@ class Voucher(models.Model):
 
     def __str__(self):
         return self.code
+
+
+class Offer(models.Model):
+    """An automatic offer: no code needed; applied to every cart it matches, by ``priority``
+    (highest first). The ranges, minimum order, dates and the percent / fixed / free-shipping
+    benefits are a code's; two more benefits: *multibuy* ("3 for the price of 2": of the
+    units in range, every ``quantity``-th set pays ``pay`` units, the cheapest units free) and
+    *fixed price* ("any 2 for $20": each set of ``quantity`` units in range, the dearest
+    first, costs ``value`` cents). ``exclusive``: when it applies, no other offer and no code
+    does (one read of all live offers per priced cart: ``Offer.objects.live``)."""
+
+    PERCENT, FIXED, FREE_SHIPPING, MULTIBUY, FIXED_PRICE = "percent", "fixed", "free_shipping", "multibuy", "fixed_price"
+    BENEFITS = [*Voucher.BENEFITS, (MULTIBUY, "Multibuy: quantity for the price of pay"),
+                (FIXED_PRICE, "Fixed price: quantity units for value cents")]
+
+    name = models.CharField(max_length=200, help_text='shown on the cart and the order, e.g. "3 for 2 on vinyl"')
+    benefit = models.CharField(max_length=20, choices=BENEFITS, default=PERCENT)
+    value = models.PositiveIntegerField(default=0, help_text="percent, or cents (fixed amount off, fixed price)")
+    quantity = models.PositiveIntegerField(default=0, help_text="multibuy and fixed price: units in a set")
+    pay = models.PositiveIntegerField(default=0, help_text="multibuy: units paid of each set")
+    include_categories = _ids()
+    include_types = _ids()
+    include_products = _ids()
+    include_skus = _ids()
+    exclude_categories = _ids()
+    exclude_types = _ids()
+    exclude_products = _ids()
+    exclude_skus = _ids()
+    min_order = models.PositiveIntegerField(default=0, help_text="cents: the cart's subtotal at least")
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    priority = models.IntegerField(default=0, help_text="higher first")
+    exclusive = models.BooleanField(default=False, help_text="when it applies, nothing else does")
+    active = models.BooleanField(default=True)
+
+    objects = OfferManager()
+
+    class Meta:
+        db_table = "offers"
+        indexes = [models.Index(fields=["active", "-priority"], name="offers_live")]
+
+    def __str__(self):
+        return self.name
 
 
 def normalize(code):

@@ -12,7 +12,7 @@ integer cents; a percent is rounded half up once per code.
 from core import clock
 from core.money import apportion
 
-from .models import Voucher, normalize
+from .models import Offer, Voucher, normalize
 
 WRONG, EXPIRED, USED_UP, NOT_APPLICABLE, NOT_COMBINABLE = (
     "wrong", "expired", "used_up", "not_applicable", "not_combinable")
@@ -78,6 +78,91 @@ def check(voucher, priced, at=None):
     return lines
 
 
+def _offer_lines(offer, priced, at):
+    """The lines of ``priced`` an offer (raw document) applies to, or [] (below its minimum)."""
+    if priced.subtotal < offer.get("min_order", 0):
+        return []
+    return [line for line in priced.lines if matches(offer, line)]
+
+
+def _units(lines):
+    """Each unit of ``lines`` as ``(unit net cents, line index)``, dearest first (a line's net
+    spread over its units, the remainder on its first units)."""
+    units = []
+    for index, line in enumerate(lines):
+        base, extra = divmod(line.net, line.qty) if line.qty else (0, 0)
+        units.extend((base + (1 if n < extra else 0), index) for n in range(line.qty))
+    return sorted(units, key=lambda unit: -unit[0])
+
+
+def _set_discounts(offer, lines):
+    """Per line (list of cents, in ``lines``' order) what a multibuy or fixed-price offer
+    takes off. Multibuy: of all units in range, ``sets x (quantity - pay)`` of the cheapest are
+    free, each line losing its own free units' prices. Fixed price: the units, dearest first,
+    in sets of ``quantity``; a set costing more than ``value`` loses the difference,
+    apportioned over its units by their prices."""
+    shares = [0] * len(lines)
+    quantity = int(offer.get("quantity") or 0)
+    units = _units(lines)
+    if quantity <= 0 or len(units) < quantity:
+        return shares
+    sets = len(units) // quantity
+    if offer["benefit"] == Offer.MULTIBUY:
+        free = sets * max(0, quantity - int(offer.get("pay") or 0))
+        for amount, index in units[len(units) - free:]:
+            shares[index] += amount
+        return shares
+    for number in range(sets):
+        group = units[number * quantity:(number + 1) * quantity]
+        over = sum(amount for amount, _ in group) - int(offer.get("value") or 0)
+        if over > 0:
+            for (amount, index), share in zip(group, apportion(over, [amount for amount, _ in group])):
+                shares[index] += share
+    return shares
+
+
+def _take_off(priced, rule, lines, code=""):
+    """Apply ``rule``'s benefit (a voucher or offer, raw) to ``lines``; the entry as applied
+    (``{"code", "name", "kind", "amount"}``) or None when it takes nothing off."""
+    entry = {"code": code, "name": rule["name"], "kind": rule["benefit"], "amount": 0}
+    if rule["benefit"] == Voucher.FREE_SHIPPING:
+        priced.free_shipping = True
+        priced.discounts.append(entry)
+        return entry
+    if rule["benefit"] in (Offer.MULTIBUY, Offer.FIXED_PRICE):
+        shares = _set_discounts(rule, lines)
+    else:
+        amount = _amount(rule, lines)
+        shares = apportion(amount, [line.net for line in lines]) if amount > 0 else []
+    if sum(shares) <= 0:
+        return None
+    for line, share in zip(lines, shares):
+        if share:
+            line.discount += share
+            line.discounts.append((rule["name"], share))
+    entry["amount"] = sum(shares)
+    priced.discounts.append(entry)
+    return entry
+
+
+def apply_offers(priced, at):
+    """Apply the live automatic offers (``Offer.objects.live``, one read) to ``priced``, highest
+    priority first; True when an exclusive one applied (then nothing else may)."""
+    applied = False
+    for offer in Offer.objects.live(at):
+        if offer.get("exclusive") and applied:
+            continue
+        lines = _offer_lines(offer, priced, at)
+        if not lines:
+            continue
+        if _take_off(priced, offer, lines) is None:
+            continue
+        if offer.get("exclusive"):
+            return True
+        applied = True
+    return False
+
+
 def _amount(voucher, lines):
     base = sum(line.net for line in lines)
     if voucher["benefit"] == Voucher.PERCENT:
@@ -103,10 +188,16 @@ def apply(priced, context):
     ``priced.discounts`` as ``{"code", "name", "kind", "amount"}`` and on ``priced.claims`` as
     ``{"voucher_id", "code", "limit", "once_per_customer"}`` (what checkout claims); a free-shipping code sets
     ``priced.free_shipping`` (the shipping step zeroes the shipping and fills in the amount).
-    A code that cannot be used is left out silently (the cart page says why). One read when
-    there are codes, none otherwise."""
+    A code that cannot be used is left out silently (the cart page says why). The live
+    automatic offers come first (``apply_offers``; an exclusive one that applies leaves the
+    codes out). One read of the offers, one more when there are codes."""
+    if not priced.lines:
+        return
+    at = context.at or clock.now()
+    if apply_offers(priced, at):
+        return
     codes = [normalize(code) for code in context.codes or ()]
-    if not codes or not priced.lines:
+    if not codes:
         return
     vouchers = Voucher.objects.by_codes(codes)
     for code in usable(codes, vouchers):
@@ -115,20 +206,6 @@ def apply(priced, context):
             lines = check(voucher, priced, context.at)
         except Refusal:
             continue
-        entry = {"code": code, "name": voucher["name"], "kind": voucher["benefit"], "amount": 0}
-        claim = {"voucher_id": voucher["_id"], "code": code, "limit": voucher.get("limit", 1),
-                 "once_per_customer": bool(voucher.get("once_per_customer"))}
-        if voucher["benefit"] == Voucher.FREE_SHIPPING:
-            priced.free_shipping = True
-            priced.discounts.append(entry)
-            priced.claims.append(claim)
-            continue
-        amount = _amount(voucher, lines)
-        if amount <= 0:
-            continue
-        for line, share in zip(lines, apportion(amount, [line.net for line in lines])):
-            line.discount += share
-            line.discounts.append((voucher["name"], share))
-        entry["amount"] = amount
-        priced.discounts.append(entry)
-        priced.claims.append(claim)
+        if _take_off(priced, voucher, lines, code) is not None:
+            priced.claims.append({"voucher_id": voucher["_id"], "code": code, "limit": voucher.get("limit", 1),
+                                  "once_per_customer": bool(voucher.get("once_per_customer"))})

@@ -62,6 +62,10 @@ def test_a_code_applies_on_the_cart_and_the_checkout_and_the_order_keeps_it(clie
     assert sum(line.discount for line in order.lines) == order.discount
     assert Voucher.objects.collection.find_one({"code": "TEN"})["used"] == 1
     assert client.session.get("discount_codes") is None  # used: the next cart starts without
+    from django.core import mail
+
+    assert f"Ten percent (TEN): -${order.discount // 100}." in mail.outbox[-1].body
+    assert "Ten percent (TEN)" in client.get(order.get_absolute_url()).content.decode()
 
 
 def test_a_code_used_up_after_the_page_is_refused_before_any_charge(client, shop):

@@ -22,6 +22,9 @@ process: ``start_background``) settles each one older than
 * a pending cart whose attempt was never recorded: the key is voided (the
   fence) and the cart unlocked.
 
+Every attempt voided or refunded here gives back the uses of the discount codes it
+claimed (``orders.claims.release``); a finished one keeps them.
+
 A finish and a refund exclude each other: the order is only written while
 the cart is held for the attempt, and the cart is only released from it by
 completing it (or, when nothing was charged, by unlocking it).

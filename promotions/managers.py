@@ -102,12 +102,36 @@ class VoucherManager(MongoCollectionMixin, models.Manager):
 class OfferManager(MongoCollectionMixin, models.Manager):
     """The automatic offers a cart is priced with."""
 
+    #: The active offers are kept this many seconds in the ``default`` cache (a handful of
+    #: small documents): a priced cart then reads none. Saving or deleting an offer through
+    #: the ORM (the admin) empties it at once in this process (``promotions.apps``); other
+    #: processes see the change within this time, and checkout's total confirmation
+    #: (``PricesChanged``) covers a cart priced across it.
+    CACHE_SECONDS = 60
+    CACHE_KEY = "promotions:live-offers"
+
+    def active(self):
+        """The active offers, highest priority first (raw documents): from the cache, else one
+        indexed read (``active``, ``priority``)."""
+        from django.core.cache import cache
+
+        found = cache.get(self.CACHE_KEY)
+        if found is None:
+            found = list(self.collection.find({"active": True}).sort("priority", -1))
+            cache.set(self.CACHE_KEY, found, self.CACHE_SECONDS)
+        return found
+
+    def forget(self):
+        """Empty the cached offers (after an offer is saved or deleted)."""
+        from django.core.cache import cache
+
+        cache.delete(self.CACHE_KEY)
+
     def live(self, at):
-        """The active offers whose dates hold ``at`` (UTC), highest priority first: raw
-        documents. One indexed read (``active``, ``priority``); the dates are checked here (a
-        handful of documents), so the query has no ``$or`` over null dates."""
+        """The active offers whose dates hold ``at`` (UTC), highest priority first (``active``;
+        the dates are checked here, so the query has no ``$or`` over null dates)."""
         found = []
-        for document in self.collection.find({"active": True}).sort("priority", -1):
+        for document in self.active():
             starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
             if (starts is None or starts <= at) and (ends is None or at < ends):
                 found.append(document)

@@ -57,7 +57,9 @@ def test_priority_and_exclusive_offers_leave_the_rest_out():
     lines = [{"sku": "A", "qty": 1, "price": 4000}]
     priced = price(lines, None, "CODE")
     assert [d["name"] for d in priced.discounts] == ["Half price"] and priced.discount == 2000 and priced.claims == []
-    Offer.objects.filter(name="Half price").update(exclusive=False)
+    half = Offer.objects.get(name="Half price")
+    half.exclusive = False
+    half.save()  # the cached offers are forgotten
     priced = price(lines, None, "CODE")
     assert [d["name"] for d in priced.discounts] == ["Half price", "Ten off", "Code"]
     assert priced.discount == 2000 + 1000 + 100
@@ -90,3 +92,17 @@ def test_the_offer_admin_refuses_a_multibuy_that_frees_everything(admin_client):
     assert response.status_code == 200 and "paying fewer" in response.content.decode()
     response = admin_client.post("/admin/promotions/offer/add/", {**data, "pay": "2"})
     assert response.status_code == 302 and Offer.objects.get(name="bad").pay == 2
+
+
+def test_offers_are_read_once_then_cached_until_one_is_saved():
+    from core.mongo.counter import count_operations
+
+    made = offer("Ten off", benefit=Offer.FIXED, value=1000)
+    lines = [{"sku": "A", "qty": 1, "price": 4000}]
+    assert price(lines).discount == 1000
+    with count_operations() as ops:
+        assert price(lines).discount == 1000
+    assert ops.total == 0, ops
+    made.value = 500
+    made.save()
+    assert price(lines).discount == 500

@@ -91,7 +91,7 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, name, email, address, user_id, session_key, facts, codes=()):
+def _priced_order(cart, name, email, address, user_id, session_key, facts, codes=(), gift_cards=()):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
@@ -104,7 +104,8 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, codes
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
     context = pricing.PricingContext(cart_id=str(cart["_id"]), user_id=str(user_id or ""), email=email,
-                                     address=dict(address) if address else None, codes=tuple(codes or ()))
+                                     address=dict(address) if address else None, codes=tuple(codes or ()),
+                                     gift_cards=tuple(gift_cards or ()))
     figures = pricing.price(lines, facts, context)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
@@ -114,12 +115,13 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, codes
         "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
         "session_key": session_key or "", "claims": figures.claims,
+        "gift_cards": figures.gift_cards, "gift_card": figures.gift_card, "charged": figures.charged,
     }
     return order, figures.total
 
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
-                confirmed_total=None, codes=()):
+                confirmed_total=None, codes=(), gift_cards=()):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
@@ -170,14 +172,18 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     claimed = False
     try:
         cart, changes, facts = _reread_prices(cart)
-        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, codes)
+        order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, codes, gift_cards)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         claims.refuse_missing(codes, order["claims"])
+        claims.refuse_spent(gift_cards, order["gift_cards"])
         if order["claims"]:
             claims.claim(key, cart_id, order, order["claims"])  # before any charge
             claimed = True
-        PaymentAttempt.objects.begin(key, cart_id, total, order)
+        if order["gift_cards"]:
+            claimed = True
+            claims.debit_gift_cards(key, order["gift_cards"])  # before any charge
+        PaymentAttempt.objects.begin(key, cart_id, order["charged"], order)
     except AttemptFenced:
         if claimed:
             claims.release(key)
@@ -187,9 +193,13 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
             claims.release(key)
         Cart.objects.unlock_checkout(cart_id, key)
         raise
+    if order["charged"] == 0:  # paid by gift cards alone (or nothing to pay): no PaymentIntent
+        cards = order["gift_cards"]
+        order["card"] = {"brand": "Gift card" if cards else "Nothing to pay", "last4": cards[-1]["code"][-4:] if cards else ""}
+        return complete_attempt(key, cart_id, order, "")
     metadata = {"shop": shop_id(), "attempt": key, "cart": cart_id}
     try:
-        intent, card = provider.create_intent(total, token, name, email, metadata, idempotency_key=key)
+        intent, card = provider.create_intent(order["charged"], token, name, email, metadata, idempotency_key=key)
     except PaymentError as error:
         _declined(key, cart_id, error)
         raise
@@ -305,7 +315,8 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
                                              "subtotal", "shipping", "tax", "total")},
         # Priced before the line shares existed (an attempt kept across an upgrade): none.
         **{field: order.get(field, empty) for field, empty in (("discount", 0), ("discounts", []),
-                                                                ("shipping_tax", 0))},
+                                                                ("shipping_tax", 0), ("gift_card", 0))},
+        "gift_cards": [{"code": entry["code"], "amount": entry["amount"]} for entry in order.get("gift_cards", [])],
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }
@@ -322,6 +333,8 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
     except Exception:
         logger.exception("Order %s: reservations of cart %s not pulled; cleanup_inventory will drop them.",
                          placed.number, cart_id)
+    if order.get("gift_cards"):
+        claims.settle(key)  # its gift-card debits are final
     completed = PaymentAttempt.objects.mark_completed(
         key, placed.number, charge_id=charge_id, recovered=bool(note), note=note)
     if completed:

@@ -12,9 +12,10 @@ claim of a paid attempt stays: it is the code's record of that order's
 use (docs/promotions.md, "The claim").
 """
 
-from promotions.models import Voucher
+from core import clock
+from promotions.models import GiftCard, Voucher
 
-from .exceptions import CodeRefused
+from .exceptions import CodeRefused, GiftCardRefused
 
 
 def customer_of(order):
@@ -51,6 +52,36 @@ def claim(key, cart_id, order, claims):
             raise CodeRefused(entry["code"])
 
 
+def refuse_spent(typed, gift_cards):
+    """Raise ``GiftCardRefused`` for the first card of ``typed`` (codes) that pays nothing now
+    (spent or expired since the page was shown): never charge the card for it silently."""
+    from promotions.models import normalize
+
+    paying = {entry["code"] for entry in gift_cards}
+    for code in typed or ():
+        if normalize(code) not in paying:
+            raise GiftCardRefused(normalize(code))
+
+
+def debit_gift_cards(key, gift_cards):
+    """Debit each card of ``gift_cards`` (``Priced.gift_cards``: ``[{"card_id", "code",
+    "amount"}]``) for attempt ``key``, before any PaymentIntent: one conditional write per card
+    (``GiftCard.objects.debit``). All or nothing: a card refused (spent or expired meanwhile)
+    gives back what was taken (``release``) and raises ``GiftCardRefused``."""
+    at = clock.now()
+    for entry in gift_cards:
+        if not GiftCard.objects.debit(entry["card_id"], entry["amount"], key, at):
+            release(key)
+            raise GiftCardRefused(entry["code"])
+
+
+def settle(key):
+    """Attempt ``key``'s order is placed: its gift-card debits are final (holds dropped)."""
+    GiftCard.objects.settle(key)
+
+
 def release(key):
-    """Give back every use claimed by attempt ``key`` (one indexed write); returns the count."""
+    """Give back every use claimed and every gift-card debit held by attempt ``key`` (one
+    indexed write for the codes; one read, and a write per card held, for the gift cards)."""
+    GiftCard.objects.credit(key)
     return Voucher.objects.release(key)

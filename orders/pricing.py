@@ -124,6 +124,11 @@ class Priced:
     # checkout ([{"voucher_id", "code", "limit", "once_per_customer"}]).
     free_shipping: bool = False
     claims: list = field(default_factory=list)
+    # Gift cards, a payment after tax (promotions.giftcards): what they pay of ``total``
+    # ([{"card_id", "code", "amount"}] and the sum), and ``charged``, the rest, to the card.
+    gift_cards: list = field(default_factory=list)
+    gift_card: int = 0
+    charged: int = 0
 
 
 # The name the checkout page and older callers know the figures by.
@@ -206,6 +211,9 @@ def price(lines, facts, context=None):
     priced.discount = sum(line.discount for line in priced_lines)
     priced.tax = sum(line.tax for line in priced_lines) + priced.shipping_tax
     priced.total = priced.subtotal - priced.discount + priced.shipping + priced.tax
+    from promotions import giftcards
+
+    giftcards.apply(priced, context)  # a payment, after tax: ``gift_card`` + ``charged == total``
     return priced
 
 

@@ -7,7 +7,9 @@ from pymongo import ASCENDING
 
 from core.mongo.indexes import model_indexes
 
-_CLAIMS = {"vouchers": [([("claims.key", ASCENDING)], {"name": "claims_key"})]}
+_CLAIMS = {"vouchers": [([("claims.key", ASCENDING)], {"name": "claims_key"})],
+           # A checkout attempt's gift-card holds: credited back or settled (GiftCard.objects).
+           "gift_cards": [([("holds.key", ASCENDING)], {"name": "holds_key"})]}
 
 
 def _registry():

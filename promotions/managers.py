@@ -136,3 +136,51 @@ class OfferManager(MongoCollectionMixin, models.Manager):
             if (starts is None or starts <= at) and (ends is None or at < ends):
                 found.append(document)
         return found
+
+
+class GiftCardManager(MongoCollectionMixin, models.Manager):
+    """Gift cards: read for pricing, debited before the PaymentIntent, credited back."""
+
+    def by_codes(self, codes):
+        """``{code: raw document without history and holds}`` of ``codes`` (normalized str). One
+        read; none for no codes."""
+        codes = [code for code in codes if isinstance(code, str) and code]
+        if not codes:
+            return {}
+        return {d["code"]: d for d in self.collection.find({"code": {"$in": codes}}, {"history": 0, "holds": 0})}
+
+    def debit(self, card_id, amount, key, at):
+        """Take ``amount`` cents (> 0) off card ``card_id`` for checkout attempt ``key``: True when
+        taken. One conditional ``update_one``: ``balance >= amount``, ``expires_at > at``, no
+        hold of ``key`` yet; ``$inc`` the balance down, ``$push`` the history line and the hold."""
+        entry = {"at": at, "amount": -int(amount), "key": key, "note": "checkout"}
+        result = self.collection.update_one(
+            {"_id": card_id, "balance": {"$gte": int(amount)}, "expires_at": {"$gt": at}, "holds.key": {"$ne": key}},
+            {"$inc": {"balance": -int(amount)}, "$push": {"history": entry, "holds": {"key": key, "amount": int(amount)}}})
+        return result.modified_count == 1
+
+    def credit(self, key, note="payment failed"):
+        """Give back every debit of attempt ``key`` still held (its payment failed or was voided):
+        one read of the cards holding it, then per card one conditional write (only while the
+        hold is there, so twice credits once). Returns the cents given back."""
+        given = 0
+        for card in self.collection.find({"holds.key": key}, {"holds": 1}):
+            for hold in card["holds"]:
+                if hold["key"] != key:
+                    continue
+                entry = {"at": clock.now(), "amount": hold["amount"], "key": key, "note": note}
+                done = self.collection.update_one(
+                    {"_id": card["_id"], "holds.key": key},
+                    {"$pull": {"holds": {"key": key}}, "$inc": {"balance": hold["amount"]}, "$push": {"history": entry}})
+                given += hold["amount"] if done.modified_count else 0
+        return given
+
+    def settle(self, key):
+        """Attempt ``key`` was paid: drop its holds (the debits stay in the history). One write."""
+        self.collection.update_many({"holds.key": key}, {"$pull": {"holds": {"key": key}}})
+
+    def refund_to(self, code, amount, note):
+        """Credit ``amount`` cents back to card ``code`` (a refund of what it paid). One write."""
+        entry = {"at": clock.now(), "amount": int(amount), "key": "", "note": note[:200]}
+        return self.collection.update_one({"code": code}, {"$inc": {"balance": int(amount)},
+                                                           "$push": {"history": entry}}).modified_count == 1

@@ -21,7 +21,7 @@ from django.db import models
 from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import OfferManager, VoucherManager
+from .managers import GiftCardManager, OfferManager, VoucherManager
 
 #: The largest use limit of one code: its claims array then stays under ~1 MB.
 MAX_LIMIT = 10_000
@@ -126,6 +126,49 @@ class Offer(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class GiftCardEntry(EmbeddedModel):
+    """A line of a gift card's history: ``amount`` cents (negative a debit, positive a credit
+    or the issue), by checkout attempt ``key`` ("" for staff), at ``at`` (UTC), with a ``note``."""
+
+    at = models.DateTimeField()
+    amount = models.IntegerField()
+    key = models.CharField(max_length=64, blank=True, default="")
+    note = models.CharField(max_length=200, blank=True, default="")
+
+
+class GiftCardHold(EmbeddedModel):
+    """A debit not settled yet: ``amount`` cents taken by checkout attempt ``key``, given back
+    (``GiftCard.objects.credit``) if its payment fails, dropped when its order is placed."""
+
+    key = models.CharField(max_length=64)
+    amount = models.PositiveIntegerField()
+
+
+class GiftCard(models.Model):
+    """A gift card: ``code`` (what the shopper types), ``balance`` cents, ``expires_at`` (UTC),
+    its ``history`` of debits and credits and its open ``holds``. The balance changes only by
+    a conditional write (``GiftCard.objects.debit``: ``balance >= amount`` and not expired)."""
+
+    code = models.CharField(max_length=64, unique=True)
+    balance = models.PositiveIntegerField(help_text="cents")
+    expires_at = models.DateTimeField()
+    history = EmbeddedModelArrayField(GiftCardEntry, default=list, blank=True, editable=False)
+    holds = EmbeddedModelArrayField(GiftCardHold, default=list, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = GiftCardManager()
+
+    class Meta:
+        db_table = "gift_cards"
+
+    def save(self, *args, **kwargs):
+        self.code = normalize(self.code)
+        super().save(*args, **kwargs)
+
+    def __str__(self):
+        return self.code
 
 
 def normalize(code):

@@ -176,7 +176,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         claims.refuse_missing(codes, order["claims"])
-        claims.refuse_spent(gift_cards, order["gift_cards"])
+        claims.refuse_spent(gift_cards, order["gift_cards"], order["charged"])
         if order["claims"]:
             claims.claim(key, cart_id, order, order["claims"])  # before any charge
             claimed = True

@@ -52,11 +52,14 @@ def claim(key, cart_id, order, claims):
             raise CodeRefused(entry["code"])
 
 
-def refuse_spent(typed, gift_cards):
+def refuse_spent(typed, gift_cards, charged):
     """Raise ``GiftCardRefused`` for the first card of ``typed`` (codes) that pays nothing now
-    (spent or expired since the page was shown): never charge the card for it silently."""
+    (spent or expired since the page was shown) while something is left to charge
+    (``charged`` cents): never charge the card for it silently."""
     from promotions.models import normalize
 
+    if not charged:
+        return
     paying = {entry["code"] for entry in gift_cards}
     for code in typed or ():
         if normalize(code) not in paying:

@@ -20,7 +20,7 @@ from promotions import session as promotion_codes
 
 from . import repricing
 from .checkout import finish_payment, place_order
-from .exceptions import CheckoutRefused, CodeRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
+from .exceptions import CheckoutRefused, CodeRefused, GiftCardRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
@@ -90,6 +90,7 @@ def checkout(request):
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
                 codes=promotion_codes.codes(request),
+                gift_cards=promotion_codes.gift_cards(request),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)
@@ -113,6 +114,8 @@ def checkout(request):
         except (CheckoutRefused, InventoryError) as error:
             if isinstance(error, CodeRefused):
                 promotion_codes.remove_code(request, error.code)
+            if isinstance(error, GiftCardRefused):
+                promotion_codes.remove_gift_card(request, error.code)
             messages.error(request, str(error))
             return redirect("inventory:cart")
         except Exception:

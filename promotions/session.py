@@ -42,6 +42,26 @@ def drop_unapplied(request, applied):
 def forget_codes(request):
     """Drop every code (an order was placed with them)."""
     request.session.pop(CODES, None)
+    request.session.pop(GIFT_CARDS, None)
+
+
+GIFT_CARDS = "gift_cards"
+
+
+def gift_cards(request):
+    """The session's gift card codes (tuple of str)."""
+    return tuple(request.session.get(GIFT_CARDS, ()))
+
+
+def add_gift_card(request, code):
+    """Keep gift card ``code`` (normalized) in the session (once, at most ``MAX_CODES``)."""
+    kept = [c for c in request.session.get(GIFT_CARDS, []) if c != code]
+    request.session[GIFT_CARDS] = [*kept, code][-MAX_CODES:]
+
+
+def remove_gift_card(request, code):
+    """Drop gift card ``code`` from the session."""
+    request.session[GIFT_CARDS] = [c for c in request.session.get(GIFT_CARDS, []) if c != code]
 
 
 def context(request, email=""):
@@ -50,5 +70,5 @@ def context(request, email=""):
 
     user = getattr(request, "user", None)
     signed_in = user is not None and user.is_authenticated
-    return PricingContext(codes=codes(request), user_id=str(user.pk) if signed_in else "",
+    return PricingContext(codes=codes(request), gift_cards=gift_cards(request), user_id=str(user.pk) if signed_in else "",
                           email=email or (user.email if signed_in else ""))

@@ -9,7 +9,7 @@ from inventory.session import session_cart
 
 from . import session
 from .forms import CodeForm
-from .models import Voucher, normalize
+from .models import GiftCard, Voucher, normalize
 from .pricing import cart_priced
 from .rules import NOT_COMBINABLE, USED_UP, Refusal, check, usable
 
@@ -56,4 +56,38 @@ def remove_code(request):
     form = CodeForm(request.POST)
     if form.is_valid() and session.remove_code(request, normalize(form.cleaned_data["code"])):
         messages.info(request, f"Discount code {normalize(form.cleaned_data['code'])} removed.")
+    return redirect("inventory:cart")
+
+
+@require_POST
+def apply_gift_card(request):
+    """``POST /cart/gift-card/``: keep a gift card with a balance, not expired, in the session
+    (it pays at checkout, after tax); otherwise say why. Rate limited (``discount_code``)."""
+    form = CodeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Type a gift card code.")
+        return redirect("inventory:cart")
+    code = normalize(form.cleaned_data["code"])
+    card = GiftCard.objects.by_codes([code]).get(code)
+    from core import clock
+    from core.money import display
+
+    if card is None:
+        messages.error(request, f"There is no gift card {code}. Check the spelling.")
+    elif clock.aware(card["expires_at"]) <= clock.now():
+        messages.error(request, f"The gift card {code} has expired.")
+    elif card["balance"] <= 0:
+        messages.error(request, f"The gift card {code} has no balance left.")
+    else:
+        session.add_gift_card(request, code)
+        messages.success(request, f"Gift card {code} added: {display(card['balance'])} to spend at checkout.")
+    return redirect("inventory:cart")
+
+
+@require_POST
+def remove_gift_card(request):
+    """``POST /cart/gift-card/remove/``: drop a gift card from the session."""
+    form = CodeForm(request.POST)
+    if form.is_valid():
+        session.remove_gift_card(request, normalize(form.cleaned_data["code"]))
     return redirect("inventory:cart")

@@ -102,3 +102,20 @@ def test_removing_a_code(client, shop):
     apply(client, "TEN")
     client.post("/cart/code/remove/", {"code": "ten"})
     assert client.session["discount_codes"] == []
+
+
+def test_a_gift_card_on_the_cart_pays_at_checkout_and_the_card_the_rest(client, shop):
+    from promotions.models import GiftCard
+    from tests.support.payments import charges
+
+    GiftCard(code="GC-1", balance=300, expires_at=clock.now() + datetime.timedelta(days=9)).save()
+    add(client)
+    assert "There is no gift card GC-2" in client.post("/cart/gift-card/", {"code": "gc-2"}, follow=True).content.decode()
+    page = client.post("/cart/gift-card/", {"code": "gc-1"}, follow=True).content.decode()
+    assert "Gift card GC-1 added: $3.00" in page and "GC-1 pays $3.00" in page
+    figures = client.get("/checkout/").context["totals"]
+    assert figures.gift_card == 300 and figures.charged == figures.total - 300
+    response = client.post("/checkout/", CARD)
+    order = Order.objects.get_by_number(response["Location"].split("/")[-2])
+    assert order.gift_card == 300 and [amount for amount, _ in charges().values()] == [order.total - 300]
+    assert "Paid by gift card GC-1" in client.get(order.get_absolute_url()).content.decode()

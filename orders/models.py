@@ -103,6 +103,13 @@ class AppliedDiscount(EmbeddedModel):
     amount = models.PositiveIntegerField(help_text="cents")
 
 
+class GiftCardPayment(EmbeddedModel):
+    """What a gift card paid of an order: ``code`` and ``amount`` cents (a snapshot)."""
+
+    code = models.CharField(max_length=64)
+    amount = models.PositiveIntegerField(help_text="cents")
+
+
 class Address(EmbeddedModel):
     """A shipping address; ``country`` is an ISO 3166-1 alpha-2 code."""
 
@@ -283,6 +290,9 @@ class Order(models.Model):
     reverse_charge = models.BooleanField(default=False, help_text="EU reverse charge: VAT due by the buyer")
     vat_number = models.CharField(max_length=20, blank=True, default="", help_text="the buyer's, as checked")
     payment = EmbeddedModelField(Payment, null=True, blank=True)
+    # Paid by gift cards (promotions): ``gift_card`` cents of ``total``; the card was charged the rest.
+    gift_card = models.PositiveIntegerField(default=0, help_text="cents of the total paid by gift cards")
+    gift_cards = EmbeddedModelArrayField(GiftCardPayment, default=list, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)
     restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
     refunds = EmbeddedModelArrayField(RefundRecord, default=list, blank=True)

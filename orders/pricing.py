@@ -131,6 +131,15 @@ class Priced:
     shipping_tax_rate: str = "0"
     reverse_charge: bool = False
     vat_number: str = ""
+    # Promotions (promotions.rules): a free-shipping code applies; the codes to claim at
+    # checkout ([{"voucher_id", "code", "limit", "once_per_customer"}]).
+    free_shipping: bool = False
+    claims: list = field(default_factory=list)
+    # Gift cards, a payment after tax (promotions.giftcards): what they pay of ``total``
+    # ([{"card_id", "code", "amount"}] and the sum), and ``charged``, the rest, to the card.
+    gift_cards: list = field(default_factory=list)
+    gift_card: int = 0
+    charged: int = 0
 
 
 # The name the checkout page and older callers know the figures by.
@@ -156,12 +165,20 @@ def tax_on(amount, percent=None):
 
 
 def _discounts(priced, context):
-    """Step 1: no promotions yet; every line keeps its full price."""
+    """Step 1: the discount codes of ``context.codes`` (``promotions.rules.apply``: each
+    apportioned to the lines in its range, one read when there are codes)."""
+    from promotions import rules
+
+    rules.apply(priced, context)
 
 
 def _shipping(priced, context):
     """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
     priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+    if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
+        for entry in priced.discounts:
+            if entry["kind"] == "free_shipping":
+                entry["amount"], priced.shipping = priced.shipping, 0
 
 
 def _tax(priced, context):
@@ -202,6 +219,9 @@ def price(lines, facts, context=None):
     priced.discount = sum(line.discount for line in priced_lines)
     priced.tax = sum(line.tax for line in priced_lines) + priced.shipping_tax
     priced.total = priced.subtotal - priced.discount + priced.shipping + (0 if priced.tax_included else priced.tax)
+    from promotions import giftcards
+
+    giftcards.apply(priced, context)  # a payment, after tax: ``gift_card`` + ``charged == total``
     return priced
 
 

@@ -9,6 +9,10 @@ same conditional write that checks the amount left
 (``Order.objects.reserve_refund``), before Stripe is asked. The key is also
 the refund's ``Idempotency-Key``.
 
+An order paid partly or wholly by gift cards (``Order.gift_card``) is refunded
+to the card through Stripe first, up to what Stripe charged, and the rest is
+credited back to its gift cards (``gift_card_part``, ``GiftCard.objects.refund_to``).
+
 A refund made in Stripe's dashboard reaches the order through the
 ``charge.refunded`` webhook (``record_provider_refund``).
 """
@@ -27,6 +31,26 @@ def refundable(order):
     return max(0, order.total - (order.refunded or 0))
 
 
+def gift_card_part(order, amount):
+    """Of a refund of ``amount`` cents of ``order``, the cents credited to its gift cards: what
+    exceeds the part of the card payment (``total - gift_card``) not refunded yet."""
+    charged = order.total - (order.gift_card or 0)
+    to_card = min(amount, max(0, charged - (order.refunded or 0)))
+    return amount - to_card
+
+
+def _credit_gift_cards(order, cents, reason):
+    """Credit ``cents`` back to ``order``'s gift cards, the last card used first (each at most
+    what it paid). One write per card credited."""
+    from promotions.models import GiftCard
+
+    for paid in reversed(order.gift_cards or []):
+        part = min(cents, paid.amount)
+        if part > 0:
+            GiftCard.objects.refund_to(paid.code, part, f"refund of order {order.number}: {reason}")
+            cents -= part
+
+
 def refund_order(number, amount, reason, by, request, provider=None):
     """Refund ``amount`` cents of order ``number`` (None: all that is left) for the admin form
     ``request`` (a one-time key); ``by`` is the staff username. Returns the refunded cents
@@ -38,7 +62,7 @@ def refund_order(number, amount, reason, by, request, provider=None):
     order = Order.objects.get_by_number(number)
     if order is None:
         raise OrderError(f"No order {number}.")
-    if order.payment is None or not order.payment.reference:
+    if (order.payment is None or not order.payment.reference) and not order.gift_card:
         raise OrderError(f"Order {number} has no payment to refund.")
     if any(entry.request == request for entry in order.refunds):
         return 0
@@ -52,12 +76,18 @@ def refund_order(number, amount, reason, by, request, provider=None):
         if any(entry.request == request for entry in fresh.refunds):
             return 0
         raise OrderError(f"Order {number}: only {refundable(fresh)} cents are left to refund.")
-    provider = provider or get_provider()
-    try:
-        refund = provider.refund(order.payment.reference, amount, idempotency_key=f"refund-{request}")
-    except PaymentError as error:
-        Order.objects.drop_refund(number, request, amount)
-        raise OrderError(f"Order {number}: the refund was refused: {error}") from error
+    to_gift_cards = gift_card_part(order, amount)
+    refund = {"id": "gift-card"}
+    if amount > to_gift_cards:
+        provider = provider or get_provider()
+        try:
+            refund = provider.refund(order.payment.reference, amount - to_gift_cards,
+                                     idempotency_key=f"refund-{request}")
+        except PaymentError as error:
+            Order.objects.drop_refund(number, request, amount)
+            raise OrderError(f"Order {number}: the refund was refused: {error}") from error
+    if to_gift_cards:
+        _credit_gift_cards(order, to_gift_cards, reason)
     Order.objects.confirm_refund(number, request, refund["id"])
     _refunded(number, request, amount)
     return amount

@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
     "api.apps.ApiConfig",
     "taxes.apps.TaxesConfig",
+    "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
 ]
 
 MIDDLEWARE = [
@@ -429,6 +430,7 @@ SHOP_RATE_LIMITS = {
     "password_reset": env.str("SHOP_RATE_PASSWORD_RESET", default="5/h"),
     "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
     "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
+    "discount_code": env.str("SHOP_RATE_DISCOUNT_CODE", default="10/m"),  # stops code guessing
 }
 # The rate limits' counts (django-ratelimit, core/throttle.py) live in a cache of their own, a
 # MongoDB collection every worker shares with atomic counts (core/mongo/countcache.py):

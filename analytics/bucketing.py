@@ -105,7 +105,7 @@ def hourly_buckets(events, keys_of):
             tally[_VIEWS] += 1
         elif kind == "cart":
             tally[_CARTS] += 1
-        elif kind == "sale":
+        elif kind in ("sale", "refund"):  # their measures come from the event's amount
             for i, value in enumerate(event_measures(event)):
                 tally[i] += value
     aware_hours, buckets = {}, {}

@@ -255,7 +255,7 @@ def test_hourly_buckets_tallied_per_hour_equal_the_sums_event_by_event():
         ts = base + datetime.timedelta(seconds=rng.randrange(3 * 3600))
         if rng.random() < 0.3:
             ts = ts.replace(tzinfo=datetime.timezone.utc)  # aware and naive UTC alike
-        kind = rng.choice(["view", "view", "cart", "sale", "other", None])
+        kind = rng.choice(["view", "view", "cart", "sale", "refund", "other", None])
         event = {"type": kind, "sku": rng.choice(["A", "B", "Z", None]), "ts": ts, "qty": rng.randint(1, 3),
                  "amount": rng.choice([999, 1500, 0.5, "x", None])}
         if kind == "sale":
@@ -268,7 +268,7 @@ def test_hourly_buckets_tallied_per_hour_equal_the_sums_event_by_event():
         owners = keys.get(sku) or [("store", "store", None)] + (
             [(f"sku:{sku}", "sku", sku)] if isinstance(sku, str) else [])
         for key, kind, ref in owners:
-            bucket = expected.setdefault((key, hour), [kind, ref, 0, 0, 0, 0, 0, 0])
+            bucket = expected.setdefault((key, hour), [kind, ref] + [0] * len(bucketing.MEASURES))
             for i, value in enumerate(bucketing.event_measures(event), 2):
                 bucket[i] += value
     got = bucketing.hourly_buckets(iter(events), keys)

@@ -38,9 +38,10 @@ def units_cap(sku):
     (which alone applies to a SKU without a stock document). One read."""
     absolute = settings.CART_MAX_SKU_UNITS_PER_CLIENT
     stocked = Inventory.objects.stocked(sku)
-    if stocked is None:
+    share = None if stocked is None else stocked * settings.CART_MAX_SKU_SHARE_PER_CLIENT // 100
+    if share is None or share >= stocked:  # a share of all the stock limits nothing the stock does not
         return absolute
-    return max(1, min(absolute, stocked * settings.CART_MAX_SKU_SHARE_PER_CLIENT // 100))
+    return max(1, min(absolute, share))
 
 
 def take_units(request, sku, qty):

@@ -34,12 +34,14 @@ class SignupForm(BaseUserCreationForm):
         """The new user (saved when ``commit``), its username and e-mail the cleaned e-mail.
 
         The account is inactive until its owner follows the e-mailed link
-        (``accounts.signup.confirm``). Raises ``IntegrityError`` when the username
+        (``accounts.signup.confirm``), which sets the password. Raises ``IntegrityError`` when the username
         exists (the unique ``auth_user`` index refuses it).
         """
         user = super().save(commit=False)
         user.username = user.email = self.cleaned_data["email"]
         user.is_active = False
+        # The password is the confirmed sign-up's, set by its confirmation (accounts.signup).
+        user.set_unusable_password()
         if commit:
             user.save()
         return user
@@ -56,6 +58,14 @@ class SignupForm(BaseUserCreationForm):
             return self.save()
         except IntegrityError:
             return None
+
+
+class SignupConfirmForm(forms.Form):
+    """The password chosen at sign-up, typed again to confirm it (``accounts.signup.confirm``)."""
+
+    password = forms.CharField(label="The password you chose", strip=False,
+                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password",
+                                                                 "autofocus": True}))
 
 
 class ShopperLoginForm(AuthenticationForm):

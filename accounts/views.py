@@ -4,7 +4,6 @@ passwords are Django's views."""
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.hashers import make_password
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
@@ -12,7 +11,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from orders.models import Order
 
 from . import signup as confirmation
-from .forms import SignupForm
+from .forms import SignupConfirmForm, SignupForm
 
 
 @sensitive_post_parameters("password1", "password2")
@@ -25,12 +24,7 @@ def signup(request):
         return redirect("accounts:account")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.create_account()
-        if user is None:
-            make_password(form.cleaned_data["password1"])  # the same work as a new account's
-            confirmation.send_already_registered(form.cleaned_data["email"])
-        else:
-            confirmation.send_confirmation(user)
+        confirmation.sign_up(form)
         return redirect("accounts:signup_sent")
     return render(request, "accounts/signup.html", {"form": form})
 
@@ -40,20 +34,29 @@ def signup_sent(request):
     return render(request, "accounts/signup_sent.html")
 
 
+@sensitive_post_parameters("password")
 def signup_confirm(request, uidb64, token):
-    """``/account/signup/confirm/<uidb64>/<token>/``: GET shows a button (mail scanners that
-    open links change nothing); its POST activates the account and signs in (the cart goes
-    with it). A used, expired or forged link is the shop's 400 page."""
-    if request.method == "POST":
-        user = confirmation.confirmed_user(uidb64, token)
-        if user is not None:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, "Welcome! Your account is ready.")
-            return redirect("accounts:account")
-        return render(request, "400.html", {
-            "reasons": ["This confirmation link was used already, has expired or is not complete."],
-            "back_url": reverse("accounts:login"), "back_text": "Sign in"}, status=400)
-    return render(request, "accounts/signup_confirm.html")
+    """``/account/signup/confirm/<uidb64>/<token>/``: GET asks for the password chosen at
+    sign-up (mail scanners that open links change nothing); its POST sets that password,
+    activates the account and signs in (the cart goes with it). Another password is a form
+    error and changes nothing; a used, expired or forged link is the shop's 400 page."""
+    form = SignupConfirmForm(request.POST or None)
+    try:
+        if request.method == "POST" and form.is_valid():
+            try:
+                user = confirmation.confirm(uidb64, token, form.cleaned_data["password"])
+            except confirmation.WrongPassword as error:
+                form.add_error("password", str(error))
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(request, "Welcome! Your account is ready.")
+                return redirect("accounts:account")
+        else:
+            confirmation.pending_signup(uidb64, token)
+    except confirmation.ConfirmationRefused as error:
+        return render(request, "400.html", {"reasons": [str(error)], "back_url": reverse("accounts:login"),
+                                            "back_text": "Sign in"}, status=400)
+    return render(request, "accounts/signup_confirm.html", {"form": form})
 
 
 @login_required

@@ -15,10 +15,11 @@ class AnalyticsConfig(AppConfig):
         # The storefront, the cart and checkout send signals; analytics records their events.
         from catalog.signals import product_viewed
         from inventory.signals import line_added
-        from orders.signals import order_placed
+        from orders.signals import order_placed, order_refunded
 
         from . import receivers
 
         product_viewed.connect(receivers.record_product_view, dispatch_uid="analytics.record_product_view")
         line_added.connect(receivers.record_line_added, dispatch_uid="analytics.record_line_added")
         order_placed.connect(receivers.record_completed_order, dispatch_uid="analytics.record_completed_order")
+        order_refunded.connect(receivers.record_refund, dispatch_uid="analytics.record_refund")

@@ -21,7 +21,8 @@ class Event(models.Model):
     """One thing a shopper did ("Hierarchical Aggregation" use case's ``events``): viewed a product, put it in a cart, bought it.
 
     ``sku`` is the product's SKU; ``qty`` the units carted or sold;
-    ``amount`` the sale's revenue in cents (0 for views and carts);
+    ``amount`` the sale's revenue in cents (0 for views and carts; a refund's cents given back,
+    ``sku`` "" and ``ref`` ``refund:<order number>:<request>``);
     ``userid`` the shopper: the customer's e-mail address when known, else
     ``"guest:<HMAC of the session key>"``, else ``""``; ``ts`` when it happened (UTC);
     ``recorded`` when the shop wrote it (UTC: the rollups' watermark runs on
@@ -33,7 +34,8 @@ class Event(models.Model):
     VIEW = "view"
     CART = "cart"
     SALE = "sale"
-    TYPE_CHOICES = [(VIEW, "product view"), (CART, "add to cart"), (SALE, "sale")]
+    REFUND = "refund"
+    TYPE_CHOICES = [(VIEW, "product view"), (CART, "add to cart"), (SALE, "sale"), (REFUND, "refund")]
 
     type = models.CharField(max_length=10, choices=TYPE_CHOICES)
     sku = models.CharField("SKU", max_length=64)

@@ -41,7 +41,9 @@ def period_expression(unit, field):
 #: The measures every bucket sums. ``live_count``: the sale lines the shop recorded itself (an
 #: order line, or an event without ``ref``), as opposed to history imported by ``import_sales``
 #: (``load_sales``), which has no views or add-to-cart events behind it; the funnel counts only these.
-MEASURES = ("total", "count", "units", "views", "carts", "live_count")
+#: ``refunds``: cents given back on orders (refund events, ``EventManager.record_refund``), counted in
+#: the period of the refund; net revenue is ``total - refunds``.
+MEASURES = ("total", "count", "units", "views", "carts", "live_count", "refunds")
 
 
 def period_filter(start, end):

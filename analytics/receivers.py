@@ -24,6 +24,11 @@ def record_completed_order(sender, cart_id, lines, customer="", session_key="", 
     Event.objects.record_order(cart_id, lines, userid=shopper_id(customer, session_key), ts=completed_at)
 
 
+def record_refund(sender, number, request, amount, at=None, **kwargs):
+    """Record a refund event for the sales dashboard (an ``orders.signals.order_refunded`` receiver)."""
+    Event.objects.record_refund(number, request, amount, ts=at)
+
+
 def record_product_view(sender, product, request, **kwargs):
     """Record that the shopper making ``request`` viewed ``product`` (one write)."""
     Event.objects.record_view(product.sku, userid=request_shopper_id(request))

@@ -2,7 +2,7 @@
 
 Run by hand (not a test)::
 
-    python bench/inventory_bench.py [--adds 3000] [--carts 100000] [--no-adds] [--phases]
+    python bench/inventory_bench.py [--adds 3000] [--carts 100000] [--lines 2] [--undated] [--no-adds] [--phases]
     python bench/inventory_bench.py --skus 100000 [--carts 20000] [--orders 20000]
 
 Uses the database the settings choose (the local server by default,
@@ -12,8 +12,10 @@ empties first. Prints its figures.
 * add-to-cart: ``--adds`` ``Cart.objects.add_item`` calls (each a new line:
   2 writes) spread over 1, 4 and 16 threads, each thread filling its own
   carts; operations per second of wall time.
-* expire_carts: ``--carts`` aged carts of 1 to 3 lines each, with their
-  reservations, written in bulk; then the time of one ``Cart.objects.expire()``
+* expire_carts: ``--carts`` aged carts of 1 to 3 lines each (``--lines N``: N
+  each), with their reservations, written in bulk (with ``created_at``, as
+  the shop writes carts; ``--undated``: without, as carts from before it was
+  kept); then the time of one ``Cart.objects.expire()``
   that expires them all and returns their stock, and a check that every
   unit is back. ``--phases`` adds the server time of each command it sent.
 * check_inventory and cleanup_inventory (``--skus N``, instead of the two
@@ -111,7 +113,10 @@ def bench_adds(threads, adds):
     return per_thread * threads / elapsed
 
 
-def bench_expire(carts):
+def bench_expire(carts, lines=None, undated=False):
+    """Expire ``carts`` aged carts (``lines`` lines each, or 1 to 3 when None) over the 300 SKUs;
+    ``undated``: carts without ``created_at``, as from before it was kept. Returns ``(report,
+    seconds, setup seconds, every unit back)``."""
     reset()
     generator = random.Random(0)
     old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=2)
@@ -120,11 +125,14 @@ def bench_expire(carts):
     for number in range(carts):
         cart_id = f"bench-{number:07d}"
         items = []
-        for sku in generator.sample(SKUS, generator.randint(1, 3)):
+        for sku in generator.sample(SKUS, lines or generator.randint(1, 3)):
             qty = generator.randint(1, 3)
             items.append({"sku": sku, "qty": qty, "details": DETAILS})
             reserved[sku].append({"qty": qty, "cart_id": cart_id, "timestamp": old})
-        documents.append({"_id": cart_id, "status": "active", "last_modified": old, "items": items})
+        document = {"_id": cart_id, "status": "active", "last_modified": old, "items": items}
+        if not undated:
+            document["created_at"] = old  # as Cart.objects.create_cart records it
+        documents.append(document)
     setup = time.perf_counter()
     for start in range(0, len(documents), 10_000):
         Cart.objects.collection.insert_many(documents[start:start + 10_000])
@@ -226,6 +234,9 @@ def main():
     parser.add_argument("--adds", type=int, default=3000)
     parser.add_argument("--carts", type=int, default=100_000)
     parser.add_argument("--no-adds", action="store_true", help="only the expire_carts benchmark")
+    parser.add_argument("--lines", type=int, help="lines per expired cart (default 1 to 3 at random)")
+    parser.add_argument("--undated", action="store_true",
+                        help="expired carts without created_at (carts from before it was kept)")
     parser.add_argument("--phases", action="store_true",
                         help="print the server time of each command each job sent")
     parser.add_argument("--skus", type=int, help="benchmark check_inventory and cleanup_inventory over this many SKUs")
@@ -253,7 +264,7 @@ def main():
     for threads in () if options.no_adds else (1, 4, 16):
         rate = bench_adds(threads, options.adds)
         print(f"add-to-cart, {threads:2d} thread(s): {rate:8.0f} adds/s ({options.adds} adds, 2 writes each)")
-    report, elapsed, setup, back = bench_expire(options.carts)
+    report, elapsed, setup, back = bench_expire(options.carts, options.lines, options.undated)
     print(f"expire_carts: {report['expired']} carts expired, {report['returned']} reservations "
           f"returned in {elapsed:.1f} s ({report['expired'] / elapsed:.0f} carts/s; "
           f"setup {setup:.1f} s); all stock back: {back}")

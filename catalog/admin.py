@@ -257,7 +257,7 @@ class ProductAdmin(VariantsAdminMixin, ProductImportExportMixin, admin.ModelAdmi
         product_type = self._product_type(request, obj)
         sets = [
             (None, {"fields": ["sku", "type", "title", "description", "categories"]}),
-            ("Pricing", {"fields": ["list_price", "retail_price"]}),
+            ("Pricing", {"fields": ["list_price", "retail_price", "tax_class"]}),
             ("Shipping", {"fields": ["weight", ("width", "height", "depth")]}),
         ]
         if product_type is not None and product_type.attributes:

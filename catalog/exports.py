@@ -11,12 +11,12 @@ stock the units available.
 """
 
 import contextlib
-import csv
 from itertools import islice
 
 from django.core.management.base import CommandError
 
 from catalog.attributes import attr
+from core import csvcells
 from catalog.imports import cells
 from catalog.imports.types import all_types, attribute_column, by_name
 from catalog.models import Category, Product
@@ -110,7 +110,7 @@ def write_products(out, category=None, type_name=None, progress=None):
         product_types = [product_type]
     else:
         product_types = all_types()
-    writer = csv.DictWriter(out, fieldnames=product_columns(product_types), extrasaction="ignore")
+    writer = csvcells.DictWriter(out, fieldnames=product_columns(product_types), extrasaction="ignore")
     writer.writeheader()
     attributes = _attributes(product_types)
     paths = {i: p for p, i in Category.objects.ids_by_path().items()}

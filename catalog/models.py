@@ -34,6 +34,11 @@ from .managers.reports import CatalogReportManager
 from .managers.writes import prepare_product, product_facts, products_changing
 
 
+# Tax classes as ``taxes.models.TAX_CLASSES`` (kept here so the catalog imports no app of the
+# order side); "" means "not set here".
+TAX_CLASS_CHOICES = [("", "(not set)"), ("standard", "Standard"), ("reduced", "Reduced"), ("zero", "Zero")]
+
+
 class Ancestor(EmbeddedModel):
     """One breadcrumb: ``{_id, slug, name}`` of a category above this one."""
 
@@ -206,6 +211,9 @@ class ProductType(models.Model):
     name = models.CharField(max_length=40, unique=True)
     slug = models.SlugField(max_length=60, unique=True)
     attributes = EmbeddedModelArrayField(Attribute, default=list, blank=True)
+    # The tax class of its products (taxes.models.TAX_CLASSES); "" for standard.
+    tax_class = models.CharField(max_length=10, blank=True, default="", choices=TAX_CLASS_CHOICES,
+                                 help_text="the rate its products are taxed at; a product can override it")
 
     objects = ProductTypeManager()
 
@@ -257,6 +265,9 @@ class Product(models.Model):
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
+    # Overrides its type's tax class (taxes.models.TAX_CLASSES); "" for the type's.
+    tax_class = models.CharField(max_length=10, blank=True, default="", choices=TAX_CLASS_CHOICES,
+                                 help_text="blank: its product type's tax class")
     # The values of its type's attributes, {code: value}, checked by clean_details on save.
     details = SubdocumentField(null=True, blank=True)
     # The SKUs it sells when it has variants (catalog/variants.py): each with its options,

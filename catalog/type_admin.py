@@ -16,7 +16,7 @@ class ProductTypeAdmin(admin.ModelAdmin):
     form = ProductTypeAdminForm
     list_display = ["name", "slug", "attribute_codes"]
     search_fields = ["name"]
-    fields = ["name", "slug", "attributes"]
+    fields = ["name", "slug", "tax_class", "attributes"]
 
     @admin.display(description="Attributes")
     def attribute_codes(self, product_type):

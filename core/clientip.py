@@ -12,6 +12,8 @@ that sends its own X-Forwarded-For (as many office proxies do) fell back
 to REMOTE_ADDR, and all such clients shared the proxy's address again.
 """
 
+import ipaddress
+
 from django.conf import settings
 from python_ipware import IpWare
 
@@ -32,3 +34,24 @@ def client_ip(request):
         if address is not None:
             return str(address)
     return request.META.get("REMOTE_ADDR")
+
+
+def client_key(request):
+    """The client as the shop's limits count it (str), or None when there is no address:
+    ``client_ip``, except that an IPv6 address stands for its ``SHOP_IPV6_PREFIX`` network
+    (default /64, what one home router hands out), written as that network's first address
+    (``2001:db8:1:2::``), so that one household's 2^64 addresses are one client. IPv4
+    addresses (and IPv4-mapped IPv6 ones) count as themselves. Never raises."""
+    address = client_ip(request)
+    if not address:
+        return address
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6:
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        network = ipaddress.ip_network(f"{parsed}/{settings.SHOP_IPV6_PREFIX}", strict=False)
+        return str(network.network_address)
+    return address

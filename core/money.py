@@ -73,3 +73,11 @@ def share_of_units(amount, qty, units, before=0):
     if qty == 0:
         return 0
     return amount * (before + units) // qty - amount * before // qty
+
+
+def in_words(amount_cents):
+    """Integer cents as English words for a confirmation: 500 -> ``"five dollars, zero cents"``
+    (num2words' USD currency form), so that "5" and "500" cannot be mistaken for each other."""
+    from num2words import num2words
+
+    return num2words(dollars(amount_cents), to="currency", lang="en", currency=CURRENCY)

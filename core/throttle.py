@@ -5,10 +5,10 @@ e.g. ``"5/h"``) is counted twice, per client address (``core.clientip``, the
 address django-axes also uses behind the proxy) and per session, each with
 its own count; a POST over either answers 429 with ``Retry-After`` (seconds
 until the window ends) and the shop's 429 page, and does nothing. GETs are
-never counted. Counts live in the ``default`` cache (``CACHE_URL``): with
-the default per-process memory cache each gunicorn worker counts on its
-own (a client may get up to workers x the limit); a shared cache
-(memcached, redis) makes one count for all (docs/settings.md).
+never counted. Counts live in their own cache, ``RATELIMIT_USE_CACHE``
+("ratelimit": a MongoDB collection all workers share, ``core.mongo.countcache``),
+so the catalog's cached pages never evict them and every worker counts together.
+Clients are counted as ``core.clientip.client_key`` names them (an IPv6 /64 is one).
 """
 
 import functools
@@ -17,11 +17,11 @@ from django.conf import settings
 from django.shortcuts import render
 from django_ratelimit.core import get_usage
 
-from core.clientip import client_ip
+from core.clientip import client_key
 
 
 def _by_address(group, request):
-    return client_ip(request) or "unknown"
+    return client_key(request) or "unknown"
 
 
 def _by_session(group, request):

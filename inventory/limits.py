@@ -3,16 +3,19 @@
 ``inventory.managers.holds.ClientHolds`` keeps the counts; this module names
 them for a request (the client's address as django-axes and the rate limits
 see it, ``core.clientip``) and words the refusals. Settings:
+``CART_MAX_SKU_SHARE_PER_CLIENT`` percent of a SKU's stock, at most
 ``CART_MAX_SKU_UNITS_PER_CLIENT`` (units of one SKU in all the carts of one
-address), ``CART_MAX_OPEN_CARTS_PER_CLIENT`` (carts one address opened),
-both counted for ``CART_TIMEOUT`` seconds after the address's last add.
+client, ``units_cap``), ``CART_MAX_OPEN_CARTS_PER_CLIENT`` (carts one client
+opened), both counted for ``CART_TIMEOUT`` seconds after the client's last add.
+A client is an address, or an IPv6 /64 network (``core.clientip.client_key``).
 """
 
 from django.conf import settings
 
-from core.clientip import client_ip
+from core.clientip import client_key
 
 from .managers.holds import ClientHolds, carts_key, units_key
+from .models import Inventory
 
 UNITS_REFUSAL = ("You already hold the most units of “{title}” one shopper may reserve ({cap}). "
                  "They stay reserved for you until your cart expires or you check out.")
@@ -25,14 +28,27 @@ class TooManyCarts(Exception):
 
 
 def _address(request):
-    return client_ip(request) or "unknown"
+    return client_key(request) or "unknown"
+
+
+def units_cap(sku):
+    """The units of ``sku`` one client may hold in its carts (int >= 1):
+    ``CART_MAX_SKU_SHARE_PER_CLIENT`` percent of the units stocked (available and
+    reserved; rounded down, at least 1), never more than ``CART_MAX_SKU_UNITS_PER_CLIENT``
+    (which alone applies to a SKU without a stock document). One read."""
+    absolute = settings.CART_MAX_SKU_UNITS_PER_CLIENT
+    stocked = Inventory.objects.stocked(sku)
+    share = None if stocked is None else stocked * settings.CART_MAX_SKU_SHARE_PER_CLIENT // 100
+    if share is None or share >= stocked:  # a share of all the stock limits nothing the stock does not
+        return absolute
+    return max(1, min(absolute, share))
 
 
 def take_units(request, sku, qty):
-    """Count ``qty`` more units of ``sku`` for the request's client; False (nothing counted) when
-    that would pass ``CART_MAX_SKU_UNITS_PER_CLIENT``."""
-    return ClientHolds().take(units_key(_address(request), sku), qty,
-                              settings.CART_MAX_SKU_UNITS_PER_CLIENT, settings.CART_TIMEOUT)
+    """Count ``qty`` more units of ``sku`` for the request's client: ``(taken, cap)``, where
+    ``taken`` is False (nothing counted) when that would pass ``units_cap(sku)``."""
+    cap = units_cap(sku)
+    return ClientHolds().take(units_key(_address(request), sku), qty, cap, settings.CART_TIMEOUT), cap
 
 
 def give_back_units(request, sku, qty):

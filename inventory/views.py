@@ -63,9 +63,9 @@ def add_to_cart(request):
     qty = form.cleaned_data["qty"]
     # The per-client caps (inventory.limits): counted before the reservation, given back
     # when it does not happen.
-    if not limits.take_units(request, sku, qty):
-        messages.error(request, limits.UNITS_REFUSAL.format(
-            title=details["title"], cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
+    taken, cap = limits.take_units(request, sku, qty)
+    if not taken:
+        messages.error(request, limits.UNITS_REFUSAL.format(title=details["title"], cap=cap))
         return redirect(back)
     added = False
     try:
@@ -162,9 +162,11 @@ def _change_line(request, form, change, confirm):
     title = line.details.title if line is not None else sku
     # The per-client cap of units (inventory.limits): a raise is counted first, a cut given back.
     delta = form.cleaned_data.get("qty", 0) - (line.qty if line is not None else 0)
-    if delta > 0 and not limits.take_units(request, sku, delta):
-        messages.error(request, limits.UNITS_REFUSAL.format(title=title, cap=settings.CART_MAX_SKU_UNITS_PER_CLIENT))
-        return redirect("inventory:cart")
+    if delta > 0:
+        taken, cap = limits.take_units(request, sku, delta)
+        if not taken:
+            messages.error(request, limits.UNITS_REFUSAL.format(title=title, cap=cap))
+            return redirect("inventory:cart")
     try:
         request.session[CART_COUNT] = change(cart_id, form.cleaned_data)
     except CartInactive as error:

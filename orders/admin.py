@@ -9,6 +9,7 @@ change permission; staff with only the view permission can look.
 """
 
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -20,6 +21,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from core.money import cents, dollars, in_words
 from core.templatetags.money import money
 
 from . import fulfilment, numbers
@@ -30,24 +32,106 @@ from .refunds import refund_order, refundable
 
 
 class RefundForm(forms.Form):
-    """A refund of part or all of an order: ``amount`` in cents (up to what is left), ``reason``;
-    ``request`` is the form's one-time key (a second press of this form refunds nothing)."""
+    """A refund of part or all of an order: ``amount`` in dollars and cents as shown everywhere
+    ("5.00" is $5.00; at most two decimal places; up to what is left), ``reason``; ``request``
+    is the form's one-time key (a second press of this form refunds nothing). ``confirm``
+    carries the cents the staff member confirmed on the second page (the amount in words):
+    money moves only when it equals the amount typed."""
 
-    amount = forms.IntegerField(label="Amount (cents)", min_value=1)
+    amount = forms.DecimalField(label="Amount ($)", min_value=Decimal("0.01"), max_digits=11, decimal_places=2)
     reason = forms.CharField(max_length=300)
     request = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    confirm = forms.IntegerField(widget=forms.HiddenInput, required=False)
 
     def __init__(self, *args, left=0, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["amount"].validators.append(_at_most(left))
-        self.fields["amount"].help_text = f"At most {left} cents ({money(left)}) are left to refund."
+        self.left = left
+        self.fields["amount"].help_text = f"Dollars and cents, e.g. 5.00. At most {money(left)} is left to refund."
+
+    def clean_amount(self):
+        amount = cents(self.cleaned_data["amount"])
+        if amount > self.left:
+            raise forms.ValidationError(f"At most {money(self.left)} is left to refund.")
+        return amount
+
+    @property
+    def confirmed(self):
+        """True when the amount (cents, after ``is_valid``) is the one confirmed in words."""
+        return self.cleaned_data.get("confirm") == self.cleaned_data["amount"]
 
 
-def _at_most(left):
-    def check(value):
-        if value > left:
-            raise forms.ValidationError(f"At most {left} cents are left to refund.")
-    return check
+class LineRefundForm(forms.Form):
+    """A refund of units of an order's lines: ``units_<line index>`` per line with units left to
+    refund, ``restock`` (the units go back to stock), ``reason``, ``request`` (one-time key),
+    ``confirm`` (the cents confirmed in words on the second page)."""
+
+    reason = forms.CharField(max_length=300)
+    restock = forms.BooleanField(required=False, initial=True, label="Put the units back in stock")
+    request = forms.CharField(widget=forms.HiddenInput, max_length=64)
+    confirm = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, order=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.order = order
+        self.line_fields = []
+        for index, line in enumerate(order.lines):
+            left = line.qty - (line.refunded_units or 0)
+            if left:
+                name = f"units_{index}"
+                self.fields[name] = forms.IntegerField(label=f"{line.sku} {line.title}", min_value=0,
+                                                       max_value=left, initial=0,
+                                                       help_text=f"{left} of {line.qty} left to refund")
+                self.line_fields.append((index, name))
+
+    def units(self):
+        """``{line index: units}`` of the lines with units in this refund."""
+        return {index: self.cleaned_data[name] for index, name in self.line_fields if self.cleaned_data.get(name)}
+
+    def clean(self):
+        from . import pricing
+
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        if not self.units():
+            raise forms.ValidationError("A refund of lines needs at least one unit.")
+        self.amount = sum(pricing.refund_of_units(self.order.lines[i], n, self.order.lines[i].refunded_units or 0)
+                          ["amount"] for i, n in self.units().items())
+        return cleaned
+
+
+class ShipmentForm(forms.Form):
+    """A shipment of some units of an order's lines: ``units_<line index>`` per line with units
+    left to ship (0..left), ``carrier`` (``SHOP_CARRIERS``), ``tracking`` number, ``shipped_on``."""
+
+    carrier = forms.ChoiceField()
+    tracking = forms.CharField(label="Tracking number", max_length=100, required=False)
+    shipped_on = forms.DateField(label="Shipped on", help_text="YYYY-MM-DD (UTC)")
+
+    def __init__(self, *args, order=None, **kwargs):
+        from django.conf import settings
+
+        super().__init__(*args, **kwargs)
+        self.fields["carrier"].choices = [(key, carrier["name"]) for key, carrier in settings.SHOP_CARRIERS.items()]
+        self.line_fields = []
+        for index, line in enumerate(order.lines):
+            if line.to_ship:
+                name = f"units_{index}"
+                self.fields[name] = forms.IntegerField(
+                    label=f"{line.sku} {line.title}", min_value=0, max_value=line.to_ship, initial=line.to_ship,
+                    help_text=f"{line.to_ship} of {line.qty} left to ship")
+                self.fields[name].error_messages["max_value"] = f"at most {line.to_ship} unit(s) are left to ship."
+                self.line_fields.append((index, name))
+
+    def units(self):
+        """``{line index: units}`` of the lines with units in this shipment."""
+        return {index: self.cleaned_data[name] for index, name in self.line_fields if self.cleaned_data.get(name)}
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not self.units():
+            raise forms.ValidationError("A shipment needs at least one unit of a line.")
+        return cleaned
 
 
 @admin.register(Order)
@@ -62,12 +146,143 @@ class OrderAdmin(admin.ModelAdmin):
     list_per_page = 50
     actions = ["ship", "deliver", "cancel_and_refund", "export_csv"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
-              "shipping_address", "payment_details", "refund_history", "status_history", "cart_id"]
+              "shipping_address", "payment_details", "shipment_list", "refund_history", "status_history",
+              "order_timeline", "cart_id"]
     readonly_fields = fields
 
     def get_urls(self):
         return [path("<path:object_id>/refund/", self.admin_site.admin_view(self.refund_view),
-                     name="orders_order_refund"), *super().get_urls()]
+                     name="orders_order_refund"),
+                path("<path:object_id>/refund-lines/", self.admin_site.admin_view(self.refund_lines_view),
+                     name="orders_order_refund_lines"),
+                path("<path:object_id>/note/", self.admin_site.admin_view(self.note_view),
+                     name="orders_order_note"),
+                path("<path:object_id>/ship/", self.admin_site.admin_view(self.ship_view),
+                     name="orders_order_ship"),
+                path("<path:object_id>/shipment/<int:shipment>/slip/", self.admin_site.admin_view(self.slip_view),
+                     name="orders_order_slip"),
+                *super().get_urls()]
+
+    def refund_lines_view(self, request, object_id):
+        """A refund of units of the order's lines (``refunds.refund_lines``): what was paid for
+        them, confirmed in words first, restocked once. Needs the change permission."""
+        from .refunds import refund_lines
+
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        form = LineRefundForm(request.POST or None, order=order, initial={"request": uuid.uuid4().hex})
+        if request.method == "POST" and form.is_valid():
+            if form.cleaned_data.get("confirm") != form.amount:
+                return TemplateResponse(request, "admin/orders/order/refund_lines_confirm.html", {
+                    **self.admin_site.each_context(request), "title": f"Confirm the refund of order {order.number}",
+                    "order": order, "form": form, "amount": form.amount, "words": in_words(form.amount),
+                    "opts": self.model._meta,
+                })
+            try:
+                done = refund_lines(order.number, form.units(), form.cleaned_data["reason"],
+                                    by=request.user.get_username(), request=form.cleaned_data["request"],
+                                    restock=form.cleaned_data["restock"])
+            except OrderError as error:
+                form.add_error(None, str(error))
+            else:
+                if done:
+                    self.log_change(request, order, f"refunded {done} cents for lines: {form.cleaned_data['reason']}")
+                    self.message_user(request, f"Order {order.number}: {money(done)} refunded.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"Order {order.number}: this refund was already made; "
+                                               "nothing more was refunded.", messages.WARNING)
+                return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+        return TemplateResponse(request, "admin/orders/order/refund_lines.html", {
+            **self.admin_site.each_context(request), "title": f"Refund lines of order {order.number}",
+            "order": order, "form": form, "opts": self.model._meta,
+        })
+
+    def note_view(self, request, object_id):
+        """A staff note on the order's timeline (change permission): GET the form, POST ``text``."""
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        if request.method != "POST":
+            return TemplateResponse(request, "admin/orders/order/note.html", {
+                **self.admin_site.each_context(request), "title": f"A note on order {order.number}",
+                "order": order, "opts": self.model._meta})
+        try:
+            Order.objects.add_note(order.number, request.POST.get("text", ""), request.user.get_username())
+        except OrderError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, "Note added.", messages.SUCCESS)
+        return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+
+    @admin.display(description="Timeline")
+    def order_timeline(self, order):
+        rows = format_html_join(
+            "", "<li>{} UTC · {}: {}{}{}</li>",
+            ((e.at.strftime("%Y-%m-%d %H:%M"), e.kind, e.text, f" (by {e.by})" if e.by else "",
+              "" if e.public else " [staff only]") for e in order.timeline()),
+        )
+        add = format_html('<a class="button" href="{}">Add a note…</a>',
+                          reverse("admin:orders_order_note", args=[order.pk]))
+        return format_html('<ul class="timeline">{}</ul>{}', rows, add)
+
+    def ship_view(self, request, object_id):
+        """Ship some units of the order's lines as one shipment (``fulfilment.ship``): the status
+        follows from the lines, the shopper gets the tracking link. Needs the change permission."""
+        from core import clock
+
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        if not self.has_change_permission(request, order):
+            raise PermissionDenied
+        form = ShipmentForm(request.POST or None, order=order, initial={"shipped_on": clock.now().date()})
+        if request.method == "POST" and form.is_valid():
+            try:
+                _, shipment = fulfilment.ship(order.number, form.units(), form.cleaned_data["carrier"],
+                                              form.cleaned_data["tracking"].strip(), form.cleaned_data["shipped_on"],
+                                              by=request.user.get_username())
+            except (OrderError, InvalidTransition) as error:
+                form.add_error(None, str(error))
+            else:
+                self.log_change(request, order, f"shipment {shipment.number}: {shipment.units} unit(s), "
+                                                f"{shipment.carrier} {shipment.tracking}")
+                self.message_user(request, f"Order {order.number}: Shipment {shipment.number} recorded; "
+                                           "the shopper was e-mailed its tracking link.", messages.SUCCESS)
+                return redirect(reverse("admin:orders_order_change", args=[order.pk]))
+        return TemplateResponse(request, "admin/orders/order/ship.html", {
+            **self.admin_site.each_context(request), "title": f"Ship order {order.number}",
+            "order": order, "form": form, "opts": self.model._meta,
+        })
+
+    def slip_view(self, request, object_id, shipment):
+        """The printable packing slip of shipment number ``shipment`` (HTML); 404 if none."""
+        order = self.get_object(request, object_id)
+        if order is None:
+            raise Http404("No such order.")
+        parcel = next((s for s in order.shipments or () if s.number == shipment), None)
+        if parcel is None:
+            raise Http404("No such shipment.")
+        from django.conf import settings
+
+        return TemplateResponse(request, "admin/orders/order/packing_slip.html", {
+            "order": order, "shipment": parcel, "shop_name": settings.SHOP_NAME})
+
+    @admin.display(description="Shipments")
+    def shipment_list(self, order):
+        rows = format_html_join(
+            mark_safe("<br>"), 'Shipment {} on {}: {} unit(s) by {} {} (<a href="{}">packing slip</a>)',  # nosec
+            ((s.number, s.shipped_on, s.units, s.carrier_name, s.tracking,
+              reverse("admin:orders_order_slip", args=[order.pk, s.number])) for s in order.shipments or ()),
+        )
+        can_ship = order.status in (Order.PAID, Order.PARTLY_SHIPPED) and any(line.to_ship for line in order.lines)
+        link = format_html('<a class="button" href="{}">Ship…</a>',
+                           reverse("admin:orders_order_ship", args=[order.pk])) if can_ship else ""
+        return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)  # nosec
 
     def refund_view(self, request, object_id):
         """A refund of the order, full or partial, through the provider (``refunds.refund_order``).
@@ -79,7 +294,14 @@ class OrderAdmin(admin.ModelAdmin):
             raise PermissionDenied
         left = refundable(order)
         form = RefundForm(request.POST or None, left=left,
-                          initial={"amount": left, "request": uuid.uuid4().hex})
+                          initial={"amount": dollars(left), "request": uuid.uuid4().hex})
+        if request.method == "POST" and form.is_valid() and not form.confirmed:
+            # First press: say the amount in words; nothing moves until it is confirmed.
+            return TemplateResponse(request, "admin/orders/order/refund_confirm.html", {
+                **self.admin_site.each_context(request), "title": f"Confirm the refund of order {order.number}",
+                "order": order, "form": form, "amount": form.cleaned_data["amount"],
+                "words": in_words(form.cleaned_data["amount"]), "opts": self.model._meta,
+            })
         if request.method == "POST" and form.is_valid():
             try:
                 done = refund_order(order.number, form.cleaned_data["amount"], form.cleaned_data["reason"],
@@ -107,8 +329,9 @@ class OrderAdmin(admin.ModelAdmin):
             ((entry.at.strftime("%Y-%m-%d %H:%M"), money(entry.amount), entry.by, entry.reason or "no reason",
               "" if entry.status == "succeeded" else f" [{entry.status}]") for entry in order.refunds),
         )
-        link = format_html('<a class="button" href="{}">Refund…</a>',
-                           reverse("admin:orders_order_refund", args=[order.pk])) if refundable(order) else ""
+        link = format_html('<a class="button" href="{}">Refund…</a> <a class="button" href="{}">Refund lines…</a>',
+                           reverse("admin:orders_order_refund", args=[order.pk]),
+                           reverse("admin:orders_order_refund_lines", args=[order.pk])) if refundable(order) else ""
         return format_html("{}{}{}", rows or "None.", mark_safe("<br>") if link else "", link)  # nosec
 
     def has_add_permission(self, request):

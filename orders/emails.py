@@ -31,3 +31,9 @@ def send_order_confirmation(sender=None, order=None, **kwargs):
 def send_shipping_notice(order):
     """E-mail the shipping notice of ``order`` to ``order.email``."""
     return send_templated("shipping_notice", [order.email], {"order": order})
+
+
+def send_shipment_notice(order, shipment):
+    """E-mail ``order.email`` that ``shipment`` (an ``orders.models.Shipment``) of ``order``
+    left, with its lines and the carrier's tracking link."""
+    return send_templated("shipment_notice", [order.email], {"order": order, "shipment": shipment})

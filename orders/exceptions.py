@@ -90,3 +90,23 @@ class PaymentActionRequired(CheckoutError):
     def __init__(self, key, client_secret):
         self.key, self.client_secret = key, client_secret
         super().__init__("Your bank asks you to confirm this payment.")
+
+
+class CodeRefused(CheckoutRefused):
+    """A discount code of the cart could not be claimed at checkout (used up meanwhile, or
+    already used by this customer): nothing was charged; ``code`` names it."""
+
+    def __init__(self, code):
+        self.code = code
+        super().__init__(f"The discount code {code} has just been used up (or already used by you). "
+                         "Nothing was charged; your cart is as you left it, without the code.")
+
+
+class GiftCardRefused(CheckoutRefused):
+    """A gift card could not be debited at checkout (spent or expired since the page was shown):
+    nothing was charged; ``code`` names it."""
+
+    def __init__(self, code):
+        self.code = code
+        super().__init__(f"The gift card {code} no longer has the balance shown (or has expired). "
+                         "Nothing was charged; your cart is as you left it.")

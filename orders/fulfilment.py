@@ -9,7 +9,7 @@ import logging
 
 from inventory.models import Inventory
 
-from .emails import send_shipping_notice
+from .emails import send_shipment_notice, send_shipping_notice
 from .exceptions import InvalidTransition, OrderError
 from .models import Order
 from .signals import order_status_changed
@@ -39,6 +39,24 @@ def mark_shipped(number, note=""):
     except Exception:
         logger.exception("Order %s: shipping notice not sent.", number)
     return _changed(order)
+
+
+def ship(number, units, carrier, tracking, shipped_on, by=""):
+    """Ship ``units`` (``{line index: units}``) of order ``number`` as one shipment by
+    ``carrier`` with ``tracking`` number, sent on ``shipped_on`` (a date); ``by`` the staff
+    username. The status follows from the lines (partly shipped / shipped) in the same
+    write (``Order.objects.add_shipment``); then the shopper is e-mailed the shipment with
+    its tracking link (a failing mail server is logged; the shipment stays recorded).
+
+    Returns ``(Order, Shipment)``. Raises ``OrderError`` / ``InvalidTransition`` as
+    ``add_shipment`` does (nothing recorded then).
+    """
+    order, shipment = Order.objects.add_shipment(number, units, carrier, tracking, shipped_on, by=by)
+    try:
+        send_shipment_notice(order, shipment)
+    except Exception:
+        logger.exception("Order %s: notice of shipment %s not sent.", number, shipment.number)
+    return _changed(order), shipment
 
 
 def mark_delivered(number, note=""):

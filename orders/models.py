@@ -3,14 +3,15 @@
 One document per order in ``orders``::
 
     {_id, number, status, placed_at, cart_id, user_id, name, email,
-     lines: [{sku, title, qty, price, weight}],
+     lines: [{sku, title, qty, price, weight, discount, tax, tax_rate, shipped}],
      address: {name, line1, line2, city, postcode, country},
      subtotal, shipping, tax, total,                       # cents
      payment: {reference, brand, last4},                   # never the card number
      history: [{status, at, note}],
      restocked,                                            # a cancellation's units went back
      refunds: [{request, refund_id, amount, by, at, reason, status}],
-     refunded}                                             # cents given back so far
+     refunded,                                             # cents given back so far
+     shipments: [{number, lines: [{line, sku, title, qty}], carrier, tracking, shipped_on, by, at}]}
 
 The order number comes from a counter document (``counters``, ``_id:
 "order_number"``) incremented atomically (``numbers.py``). Change orders
@@ -56,6 +57,20 @@ class OrderLine(EmbeddedModel):
     discount = models.PositiveIntegerField(default=0, help_text="cents off the whole line")
     tax = models.PositiveIntegerField(default=0, help_text="cents of tax on the whole line")
     tax_rate = models.CharField(max_length=12, blank=True, default="0", help_text="percent, as applied")
+    # The tax as applied (taxes.rates): the line's class, and whether its tax was inside the
+    # price (prices entered including tax) rather than added on top.
+    tax_class = models.CharField(max_length=10, blank=True, default="", help_text="standard, reduced or zero")
+    tax_included = models.BooleanField(default=False, help_text="the tax is part of the price")
+    # Units of the line sent in shipments so far (0..qty), raised only by Order.objects.add_shipment.
+    shipped = models.PositiveIntegerField(default=0, help_text="units shipped so far")
+    # Units refunded (orders.refunds.refund_lines) and of those, put back in stock (once each).
+    refunded_units = models.PositiveIntegerField(default=0, help_text="units refunded so far")
+    restocked = models.PositiveIntegerField(default=0, help_text="units put back in stock")
+
+    @property
+    def to_ship(self):
+        """Units of the line not shipped yet."""
+        return max(0, self.qty - (self.shipped or 0))
 
     @property
     def subtotal(self):
@@ -64,8 +79,9 @@ class OrderLine(EmbeddedModel):
 
     @property
     def net(self):
-        """The line after its discount, before tax (cents)."""
-        return self.subtotal - self.discount
+        """The line after its discount, before tax (cents): with ``tax_included``, the part
+        of the price that is not tax."""
+        return self.subtotal - self.discount - (self.tax if self.tax_included else 0)
 
     @property
     def paid(self):
@@ -87,6 +103,13 @@ class AppliedDiscount(EmbeddedModel):
     amount = models.PositiveIntegerField(help_text="cents")
 
 
+class GiftCardPayment(EmbeddedModel):
+    """What a gift card paid of an order: ``code`` and ``amount`` cents (a snapshot)."""
+
+    code = models.CharField(max_length=64)
+    amount = models.PositiveIntegerField(help_text="cents")
+
+
 class Address(EmbeddedModel):
     """A shipping address; ``country`` is an ISO 3166-1 alpha-2 code."""
 
@@ -96,12 +119,15 @@ class Address(EmbeddedModel):
     city = models.CharField(max_length=100)
     postcode = models.CharField(max_length=20, blank=True, default="")
     country = models.CharField(max_length=2)
+    # A state, province or county where the country uses one (ISO 3166-2 code after the
+    # dash, e.g. "NY"); taxes by region read it (taxes.rates).
+    region = models.CharField(max_length=3, blank=True, default="")
 
     def lines(self):
         """The address as printed on a parcel: a list of non-empty strings."""
         from django_countries import countries
 
-        place = " ".join(part for part in (self.postcode, self.city) if part)
+        place = " ".join(part for part in (self.postcode, self.city, getattr(self, "region", "")) if part)
         return [part for part in (self.name, self.line1, self.line2, place,
                                   countries.name(self.country) or self.country) if part]
 
@@ -120,6 +146,16 @@ class Payment(EmbeddedModel):
         return f"{self.brand} ending {self.last4} ({self.reference})"
 
 
+class ShipmentLine(EmbeddedModel):
+    """Units of one order line in a shipment or a refund: ``line`` its index in ``Order.lines``, ``sku``,
+    ``title`` (snapshots), ``qty`` units."""
+
+    line = models.PositiveIntegerField()
+    sku = models.CharField("SKU", max_length=64)
+    title = models.CharField(max_length=300)
+    qty = models.PositiveIntegerField()
+
+
 class RefundRecord(EmbeddedModel):
     """Money given back on an order: ``amount`` cents, by whom (``by``: a staff username, or
     "stripe" for a refund made in Stripe's dashboard), ``at`` (UTC), ``reason``; ``request`` the
@@ -127,12 +163,55 @@ class RefundRecord(EmbeddedModel):
     Stripe's refund, ``status`` "pending" until Stripe answered, then "succeeded"."""
 
     request = models.CharField(max_length=64)
+    # A refund of lines (refunds.refund_lines): the units per line, and whether they go back
+    # to stock: restock "due" until Inventory got them back, then "done" ("" for no restock).
+    lines = EmbeddedModelArrayField(ShipmentLine, default=list, blank=True)
+    restock = models.CharField(max_length=10, blank=True, default="")
     refund_id = models.CharField(max_length=100, blank=True, default="")
     amount = models.PositiveIntegerField(help_text="cents")
     by = models.CharField(max_length=150)
     at = models.DateTimeField()
     reason = models.CharField(max_length=300, blank=True, default="")
     status = models.CharField(max_length=20, default="pending")
+
+
+class Shipment(EmbeddedModel):
+    """A parcel sent for an order: ``number`` (1, 2, ... within the order), its ``lines``, the
+    ``carrier`` (a key of ``settings.SHOP_CARRIERS``), ``tracking`` number, ``shipped_on`` (the
+    day it left), ``by`` (staff username) and ``at`` (UTC, when recorded)."""
+
+    number = models.PositiveIntegerField()
+    lines = EmbeddedModelArrayField(ShipmentLine, default=list)
+    carrier = models.CharField(max_length=40)
+    tracking = models.CharField("tracking number", max_length=100, blank=True, default="")
+    shipped_on = models.DateField()
+    by = models.CharField(max_length=150, blank=True, default="")
+    at = models.DateTimeField()
+
+    @property
+    def carrier_name(self):
+        """The carrier's name as shown to shoppers (``SHOP_CARRIERS``), or its key."""
+        from django.conf import settings
+
+        return settings.SHOP_CARRIERS.get(self.carrier, {}).get("name", self.carrier)
+
+    @property
+    def tracking_url(self):
+        """The carrier's tracking page for ``tracking`` (``SHOP_CARRIERS[carrier]["tracking_url"]``
+        with ``{tracking}`` filled in, URL-quoted), or "" when there is none."""
+        from urllib.parse import quote
+
+        from django.conf import settings
+
+        pattern = settings.SHOP_CARRIERS.get(self.carrier, {}).get("tracking_url", "")
+        if not pattern or not self.tracking:
+            return ""
+        return pattern.replace("{tracking}", quote(self.tracking, safe=""))
+
+    @property
+    def units(self):
+        """Units in the parcel."""
+        return sum(line.qty for line in self.lines)
 
 
 class StatusChange(EmbeddedModel):
@@ -143,23 +222,46 @@ class StatusChange(EmbeddedModel):
     note = models.CharField(max_length=300, blank=True, default="")
 
 
+class StaffNote(EmbeddedModel):
+    """A note staff wrote on an order (never shown to the shopper): ``text``, ``by``, ``at`` (UTC)."""
+
+    text = models.CharField(max_length=1000)
+    by = models.CharField(max_length=150)
+    at = models.DateTimeField()
+
+
+class TimelineEntry:
+    """One event of an order's timeline (``Order.timeline``): ``at`` (UTC), ``kind`` ("status",
+    "shipment", "refund", "note"), ``text``, ``by`` ("" when unknown), ``public`` (shown to the
+    shopper), ``url`` (a tracking link or "")."""
+
+    def __init__(self, at, kind, text, by="", public=True, url=""):
+        self.at, self.kind, self.text, self.by, self.public, self.url = at, kind, text, by, public, url
+
+
 class Order(models.Model):
     """A placed order (see the module docstring for the document).
 
-    ``status``: placed -> paid -> shipped -> delivered, or (before shipping)
-    cancelled -> refunded. ``TRANSITIONS`` lists what may follow what.
+    ``status``: placed -> paid -> (partly shipped ->) shipped -> delivered, or (before
+    shipping) cancelled -> refunded. ``TRANSITIONS`` lists what may follow what. Shipments
+    (``Order.objects.add_shipment``) set partly shipped / shipped from the lines' ``shipped``
+    units (``status_from_lines``).
     """
 
     PLACED = "placed"
     PAID = "paid"
+    PARTLY_SHIPPED = "partly shipped"
     SHIPPED = "shipped"
+    PARTLY_RETURNED = "partly returned"
+    RETURNED = "returned"
     DELIVERED = "delivered"
     CANCELLED = "cancelled"
     REFUNDED = "refunded"
-    STATUS_CHOICES = [(s, s) for s in (PLACED, PAID, SHIPPED, DELIVERED, CANCELLED, REFUNDED)]
+    STATUS_CHOICES = [(s, s) for s in (PLACED, PAID, PARTLY_SHIPPED, SHIPPED, DELIVERED, PARTLY_RETURNED, RETURNED, CANCELLED, REFUNDED)]
     TRANSITIONS = {
         PLACED: (PAID, CANCELLED),
-        PAID: (SHIPPED, CANCELLED),
+        PAID: (PARTLY_SHIPPED, SHIPPED, CANCELLED),
+        PARTLY_SHIPPED: (PARTLY_SHIPPED, SHIPPED),
         SHIPPED: (DELIVERED,),
         CANCELLED: (REFUNDED,),
     }
@@ -180,11 +282,29 @@ class Order(models.Model):
     shipping_tax = models.PositiveIntegerField(default=0, help_text="cents: the part of tax on shipping")
     tax = models.PositiveIntegerField(help_text="cents (lines.tax summed plus shipping_tax)")
     total = models.PositiveIntegerField(help_text="cents")
+    # The tax as applied (taxes.rates), kept so that a later edit of a rate changes nothing here.
+    tax_included = models.BooleanField(default=False, help_text="the tax is inside the prices (not added)")
+    tax_name = models.CharField(max_length=40, blank=True, default="Tax")
+    shipping_tax_rate = models.CharField(max_length=12, blank=True, default="0",
+                                         help_text="percent: the goods' weighted rate, as applied")
+    reverse_charge = models.BooleanField(default=False, help_text="EU reverse charge: VAT due by the buyer")
+    vat_number = models.CharField(max_length=20, blank=True, default="", help_text="the buyer's, as checked")
     payment = EmbeddedModelField(Payment, null=True, blank=True)
+    # Paid by gift cards (promotions): ``gift_card`` cents of ``total``; the card was charged the rest.
+    gift_card = models.PositiveIntegerField(default=0, help_text="cents of the total paid by gift cards")
+    gift_cards = EmbeddedModelArrayField(GiftCardPayment, default=list, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)
     restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
     refunds = EmbeddedModelArrayField(RefundRecord, default=list, blank=True)
     refunded = models.PositiveIntegerField(default=0, help_text="cents refunded so far (refunds.amount summed)")
+    shipments = EmbeddedModelArrayField(Shipment, default=list, blank=True)
+    notes = EmbeddedModelArrayField(StaffNote, default=list, blank=True)
+
+    @property
+    def tax_percent(self):
+        """The lines' one tax rate as applied (percent text, e.g. "19"), or "" when they differ."""
+        rates = {line.tax_rate for line in self.lines or []}
+        return rates.pop() if len(rates) == 1 else ""
 
     objects = OrderManager()
 
@@ -206,6 +326,44 @@ class Order(models.Model):
     @property
     def item_count(self):
         return sum(line.qty for line in self.lines)
+
+    def timeline(self, public_only=False):
+        """Every event of the order, oldest first, as ``TimelineEntry``s: its status changes
+        (placed, paid, each shipment's status, returns, cancellation), its shipments with
+        their tracking links, its refunds, and staff notes (not public). ``public_only``:
+        only what the shopper sees."""
+        from core.money import display
+
+        entries = [TimelineEntry(c.at, "status", c.status + (f" ({c.note})" if c.note and c.status != "placed"
+                                                              and not c.note.startswith("by ") else ""))
+                   for c in self.history or ()]
+        for s in self.shipments or ():
+            parts = ", ".join(f"{line.qty} x {line.title}" for line in s.lines)
+            entries.append(TimelineEntry(s.at, "shipment", f"Shipment {s.number} sent with {s.carrier_name}: {parts}",
+                                         s.by, url=s.tracking_url))
+        for r in self.refunds or ():
+            entries.append(TimelineEntry(r.at, "refund", f"{display(r.amount)} refunded"
+                                         + (f": {r.reason}" if r.reason else "")
+                                         + ("" if r.status == "succeeded" else f" [{r.status}]"), r.by))
+        for n in self.notes or ():
+            entries.append(TimelineEntry(n.at, "note", n.text, n.by, public=False))
+        entries.sort(key=lambda e: e.at)
+        return [e for e in entries if e.public] if public_only else entries
+
+    @property
+    def shopper_timeline(self):
+        """``timeline(public_only=True)``, for templates."""
+        return self.timeline(public_only=True)
+
+    @staticmethod
+    def status_from_lines(shipped):
+        """The fulfilment status of lines given as ``[(qty, shipped units), ...]``: "shipped" when
+        every unit left, "partly shipped" when some did, else "paid" (nothing shipped yet)."""
+        if all(sent >= qty for qty, sent in shipped):
+            return Order.SHIPPED
+        if any(sent for _, sent in shipped):
+            return Order.PARTLY_SHIPPED
+        return Order.PAID
 
     def can_become(self, status):
         """True when ``status`` may follow the current status."""

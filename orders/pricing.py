@@ -12,11 +12,12 @@ cart's lines at the catalog's prices of now (re-read at checkout:
    ``settings.SHIPPING_BANDS`` (``[(up to grams or None, cents), ...]``,
    ascending) that holds it.
 3. **tax** (``_tax``), after discounts (tax is charged on what is paid):
-   ``settings.SHOP_TAX_PERCENT`` percent of the lines' net amounts plus
-   shipping, rounded half up to the cent once for the order, added on top
-   (prices are shown before tax), and apportioned to the lines and the
-   shipping (``PricedLine.tax``, ``Priced.shipping_tax``) so that their sum
-   is the order's tax to the cent.
+   by destination (``taxes.rates.apply_tax``): each line at its tax class's
+   rate for the address's country and region (``SHOP_TAX_PERCENT`` where no
+   rate is kept), rounded half up per line; shipping at the weighted rate of
+   the goods it carries; added on top, or the part inside the prices when
+   ``SHOP_PRICES_INCLUDE_TAX``; nothing for an EU business buyer's reverse
+   charge. The order's tax is the lines' tax plus the shipping's, to the cent.
 
 Every amount a line carries is stored on the order's line (``OrderLine``
 ``discount``, ``tax``, ``tax_rate``), so a refund of a line gives back
@@ -31,7 +32,7 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from core.money import apportion, share_of_units
+from core.money import share_of_units
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class PricedLine:
     discounts: list = field(default_factory=list)
     tax: int = 0
     tax_rate: str = "0"
+    tax_included: bool = False
 
     @property
     def subtotal(self):
@@ -86,8 +88,9 @@ class PricedLine:
 
     @property
     def net(self):
-        """The line after its discounts, before tax (cents)."""
-        return self.subtotal - self.discount
+        """The line after its discounts, before tax (cents): with prices including tax
+        (``tax_included``), the part of the price that is not tax."""
+        return self.subtotal - self.discount - (self.tax if self.tax_included else 0)
 
     @property
     def paid(self):
@@ -98,7 +101,7 @@ class PricedLine:
         """The ``OrderLine`` fields (a dict) stored on the order: the line as sold."""
         return {"sku": self.sku, "title": self.title, "qty": self.qty, "price": self.price,
                 "weight": self.weight, "discount": self.discount, "tax": self.tax,
-                "tax_rate": self.tax_rate}
+                "tax_rate": self.tax_rate, "tax_class": self.tax_class, "tax_included": self.tax_included}
 
 
 @dataclass
@@ -108,7 +111,10 @@ class Priced:
     any shipping discount), ``shipping_tax`` (the part of ``tax`` on shipping), ``tax``
     (lines' tax plus ``shipping_tax``), ``total`` (what is charged), ``discounts`` (the
     discounts as applied: ``[{"code", "name", "kind", "amount"}]``, copied onto the order),
-    and ``tax_percent`` (the flat rate shown on the page)."""
+    ``tax_percent`` (the lines' one rate as text, "" when rates differ), and the tax as
+    applied (``taxes.rates``): ``tax_included`` (the tax is inside the prices, not added),
+    ``tax_name`` ("VAT", "Sales tax", "Tax"), ``shipping_tax_rate`` (percent text),
+    ``reverse_charge`` and ``vat_number`` (an EU business buyer's, compact)."""
 
     lines: list
     subtotal: int = 0
@@ -118,8 +124,22 @@ class Priced:
     tax: int = 0
     total: int = 0
     weight: int = 0
-    tax_percent: int = 0
+    tax_percent: str = ""
     discounts: list = field(default_factory=list)
+    tax_included: bool = False
+    tax_name: str = "Tax"
+    shipping_tax_rate: str = "0"
+    reverse_charge: bool = False
+    vat_number: str = ""
+    # Promotions (promotions.rules): a free-shipping code applies; the codes to claim at
+    # checkout ([{"voucher_id", "code", "limit", "once_per_customer"}]).
+    free_shipping: bool = False
+    claims: list = field(default_factory=list)
+    # Gift cards, a payment after tax (promotions.giftcards): what they pay of ``total``
+    # ([{"card_id", "code", "amount"}] and the sum), and ``charged``, the rest, to the card.
+    gift_cards: list = field(default_factory=list)
+    gift_card: int = 0
+    charged: int = 0
 
 
 # The name the checkout page and older callers know the figures by.
@@ -145,24 +165,28 @@ def tax_on(amount, percent=None):
 
 
 def _discounts(priced, context):
-    """Step 1: no promotions yet; every line keeps its full price."""
+    """Step 1: the discount codes of ``context.codes`` (``promotions.rules.apply``: each
+    apportioned to the lines in its range, one read when there are codes)."""
+    from promotions import rules
+
+    rules.apply(priced, context)
 
 
 def _shipping(priced, context):
     """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
     priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+    if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
+        for entry in priced.discounts:
+            if entry["kind"] == "free_shipping":
+                entry["amount"], priced.shipping = priced.shipping, 0
 
 
 def _tax(priced, context):
-    """Step 3: the flat ``SHOP_TAX_PERCENT`` on the lines' net amounts plus shipping, rounded
-    half up once for the order, apportioned to the lines and the shipping by amount."""
-    percent = settings.SHOP_TAX_PERCENT
-    priced.tax_percent = percent
-    taxed = [line.net for line in priced.lines] + [priced.shipping]
-    shares = apportion(tax_on(sum(taxed), percent), taxed) if priced.lines else [0]
-    for line, share in zip(priced.lines, shares):
-        line.tax, line.tax_rate = share, str(percent)
-    priced.shipping_tax = shares[-1]
+    """Step 3: tax by destination, per line, and on shipping at the goods' weighted rate
+    (``taxes.rates.apply_tax``; at most one read, the destination's rates)."""
+    from taxes.rates import apply_tax
+
+    apply_tax(priced, context)
 
 
 STEPS = (_discounts, _shipping, _tax)
@@ -175,7 +199,8 @@ def price(lines, facts, context=None):
     for ``context`` (a ``PricingContext``; None: a guest with nothing asked).
 
     Runs ``STEPS`` in order (discounts, shipping, tax) and adds up. No round trip of its
-    own. The result's amounts satisfy: ``total == subtotal - discount + shipping + tax``,
+    own beyond the tax step's read of the destination's rates. The result's amounts satisfy:
+    ``total == subtotal - discount + shipping + tax`` (without ``tax`` when ``tax_included``),
     ``discount == sum(line.discount)``, ``tax == sum(line.tax) + shipping_tax``.
     """
     context = context or PricingContext()
@@ -193,7 +218,10 @@ def price(lines, facts, context=None):
         step(priced, context)
     priced.discount = sum(line.discount for line in priced_lines)
     priced.tax = sum(line.tax for line in priced_lines) + priced.shipping_tax
-    priced.total = priced.subtotal - priced.discount + priced.shipping + priced.tax
+    priced.total = priced.subtotal - priced.discount + priced.shipping + (0 if priced.tax_included else priced.tax)
+    from promotions import giftcards
+
+    giftcards.apply(priced, context)  # a payment, after tax: ``gift_card`` + ``charged == total``
     return priced
 
 
@@ -210,7 +238,7 @@ def totals(lines, weights):
 
 def refund_of_units(line, units, before=0):
     """What to give back for ``units`` of an order ``line`` (an ``OrderLine`` or a dict with
-    ``qty``, ``price``, ``discount``, ``tax``), ``before`` of its units already refunded:
+    ``qty``, ``price``, ``discount``, ``tax``, ``tax_included``), ``before`` of its units already refunded:
     ``{"net": cents, "tax": cents, "amount": cents}``, where ``amount`` is what the shopper
     paid for those units (their share of the line's price less its discount, plus their
     share of its tax). Shares are exact (``core.money.share_of_units``): refunding a line's
@@ -218,8 +246,10 @@ def refund_of_units(line, units, before=0):
     more units are asked than remain."""
     get = line.get if isinstance(line, dict) else (lambda name, default=0: getattr(line, name, default))
     qty = int(get("qty"))
-    net = share_of_units(qty * int(get("price")) - int(get("discount", 0) or 0), qty, units, before)
-    tax = share_of_units(int(get("tax", 0) or 0), qty, units, before)
+    tax_total = int(get("tax", 0) or 0)
+    inside = tax_total if get("tax_included", False) else 0  # prices including tax: net is the rest
+    net = share_of_units(qty * int(get("price")) - int(get("discount", 0) or 0) - inside, qty, units, before)
+    tax = share_of_units(tax_total, qty, units, before)
     return {"net": net, "tax": tax, "amount": net + tax}
 
 

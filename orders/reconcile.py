@@ -22,6 +22,9 @@ process: ``start_background``) settles each one older than
 * a pending cart whose attempt was never recorded: the key is voided (the
   fence) and the cart unlocked.
 
+Every attempt voided or refunded here gives back the uses of the discount codes it
+claimed (``orders.claims.release``); a finished one keeps them.
+
 A finish and a refund exclude each other: the order is only written while
 the cart is held for the attempt, and the cart is only released from it by
 completing it (or, when nothing was charged, by unlocking it).
@@ -36,6 +39,7 @@ from django.conf import settings
 from inventory.models import Cart
 from core import clock
 
+from . import claims
 from .checkout import complete_attempt, order_id
 from .managers.ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
 from .models import Order, PaymentAttempt
@@ -81,8 +85,10 @@ def _settle_cart(cart_id, key):
     if attempt is None:
         PaymentAttempt.objects.void(key, cart_id, "The checkout stopped before its payment was recorded.")
         attempt = PaymentAttempt.objects.get_raw(key)
-    if attempt["status"] in (VOID, DECLINED) and Cart.objects.unlock_checkout(cart_id, key):
-        return "unlocked"
+    if attempt["status"] in (VOID, DECLINED):
+        claims.release(key)  # the codes it claimed, if any (a crash before its own release)
+        if Cart.objects.unlock_checkout(cart_id, key):
+            return "unlocked"
     if attempt["status"] == COMPLETED:
         complete_attempt(key, cart_id, attempt["order"], attempt["charge_id"])
     return None
@@ -130,6 +136,7 @@ def settle_attempt(key, provider, wait_for_action=True):
         provider.refund(charge_id, idempotency_key=f"{key}-refund")
         PaymentAttempt.objects.mark_refunded(
             key, charge_id, "Refunded by reconcile_payments: the cart was no longer held for this payment.")
+        claims.release(key)
         logger.warning("Payment %s: charge %s refunded by recovery (cart %s not held).", key, charge_id, cart_id)
         return "refunded"
     finally:
@@ -141,6 +148,7 @@ def _void(attempt):
     key, cart_id = attempt["_id"], attempt["cart_id"]
     if not PaymentAttempt.objects.void(key, cart_id, "No charge was taken: the checkout was interrupted before."):
         return None  # the checkout recorded its charge meanwhile: the next run settles it
+    claims.release(key)  # its discount codes' uses (after the void: no checkout can charge now)
     Cart.objects.unlock_checkout(cart_id, key)
     logger.warning("Payment %s: nothing was charged; cart %s unlocked by recovery.", key, cart_id)
     return "voided"

@@ -11,6 +11,13 @@ from django.dispatch import Signal
 #:   completed_at an aware UTC datetime
 order_placed = Signal()
 
+#: Sent once per refund that went through (``orders.refunds``). Keyword arguments:
+#:   number   the order number (str)
+#:   request  the refund's one-time key (str): the same refund never sends twice with another
+#:   amount   cents refunded (int)
+#:   at       an aware UTC datetime
+order_refunded = Signal()
+
 #: Sent after each status change made through ``orders.fulfilment``. Keyword arguments:
 #:   order   the ``Order`` as it is afterwards
 #:   status  the new status (str)

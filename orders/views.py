@@ -6,6 +6,7 @@ An order's page is shown to the session that placed it and to its account,
 and is a 404 for anyone else (a foreign or unknown number alike).
 """
 
+import dataclasses
 import logging
 
 from django.contrib import messages
@@ -16,10 +17,11 @@ from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
 from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
 from core.money import display
+from promotions import session as promotion_codes
 
 from . import repricing
 from .checkout import finish_payment, place_order
-from .exceptions import CheckoutRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
+from .exceptions import CheckoutRefused, CodeRefused, GiftCardRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
 from .models import Order
 from .payments import PaymentError, get_provider
@@ -44,6 +46,36 @@ def _already_placed(request, placed):
         _remember_order(request, placed)
     messages.info(request, f"Order {placed.number} was already placed; it was charged once.")
     return redirect(placed)
+
+
+def _pricing_context(request, address_form):
+    """The ``PricingContext`` of the session's codes and gift cards and the signed-in account
+    (``promotions.session.context``) with, when ``address_form`` is bound and valid, its
+    address and VAT number (else priced with no destination)."""
+    context = promotion_codes.context(request)
+    if not address_form.is_bound or not address_form.is_valid():
+        return context
+    return dataclasses.replace(context, address=address_form.address(), vat_number=address_form.buyer_vat_number())
+
+
+def _destination(address_form):
+    """What the tax depends on in a valid ``address_form`` (country, region, VAT number) as
+    one string, the page's hidden ``priced_for``; "" for no address."""
+    if not address_form.is_bound or not address_form.is_valid():
+        return ""
+    address = address_form.address()
+    return "|".join((address["country"], address["region"], address_form.buyer_vat_number()))
+
+
+def _total_moved_for(request, address_form, figures):
+    """True when the page was priced for another destination (``priced_for``) and posted a
+    total (``confirmed_total``) other than ``figures.total``, the total for the posted
+    address: nothing is charged until the shopper sees it. (A total moved for another
+    reason, the same destination, goes to checkout, which refuses it with its own message.)"""
+    confirmed = PriceConfirmationForm(request.POST).confirmed()
+    priced_for = request.POST.get("priced_for")  # absent: a client that is not the page; checkout decides
+    moved = priced_for is not None and priced_for != _destination(address_form)
+    return moved and confirmed is not None and confirmed != figures.total
 
 
 def checkout(request):
@@ -71,14 +103,21 @@ def checkout(request):
             return redirect("orders:checkout_status")
         messages.info(request, "Your cart is empty.")
         return redirect("inventory:cart")
-    shown = repricing.quote(current)
-    changes, figures = shown.changes, shown.totals
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
     address_form = AddressForm(request.POST or None)
+    # Priced for the address posted (tax by destination) when it is valid, else with no address.
+    shown = repricing.quote(current, _pricing_context(request, address_form))
+    changes, figures = shown.changes, shown.totals
+    if request.method == "GET":  # the codes kept are those the page shows applied
+        promotion_codes.drop_unapplied(request, figures.discounts)
     provider = get_provider()
     if request.method == "POST" and changes:
         messages.warning(request, str(PricesChanged(changes, figures.total)))
+    elif request.method == "POST" and address_form.is_valid() and _total_moved_for(request, address_form, figures):
+        # Tax and shipping depend on the address: the page showed another total; show this one.
+        messages.warning(request, f"With tax and shipping for this address the total is {display(figures.total)}: "
+                                  "check it and pay again.")
     elif request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(
@@ -86,6 +125,9 @@ def checkout(request):
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
+                vat_number=address_form.buyer_vat_number(),
+                codes=promotion_codes.codes(request),
+                gift_cards=promotion_codes.gift_cards(request),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)
@@ -95,7 +137,8 @@ def checkout(request):
             return redirect("orders:checkout_status")
         except PricesChanged as refused:
             # Changed after this request's own read: show the cart as checkout repriced it.
-            again = repricing.quote(Cart.objects.get_cart(current.id) or current)
+            again = repricing.quote(Cart.objects.get_cart(current.id) or current,
+                                    _pricing_context(request, address_form))
             changes, figures = refused.changes or again.changes, again.totals
             current = again.cart
             messages.warning(request, str(refused))
@@ -107,6 +150,10 @@ def checkout(request):
             messages.warning(request, str(error))
             return redirect("inventory:cart")
         except (CheckoutRefused, InventoryError) as error:
+            if isinstance(error, CodeRefused):
+                promotion_codes.remove_code(request, error.code)
+            if isinstance(error, GiftCardRefused):
+                promotion_codes.remove_gift_card(request, error.code)
             messages.error(request, str(error))
             return redirect("inventory:cart")
         except Exception:
@@ -117,11 +164,12 @@ def checkout(request):
             return redirect("orders:checkout_status")
         else:
             forget_cart(request)
+            promotion_codes.forget_codes(request)
             _remember_order(request, order)
             return redirect(order)
     return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
-        "price_changes": changes,
+        "price_changes": changes, "priced_for": _destination(address_form),
     })
 
 
@@ -154,6 +202,7 @@ def checkout_confirm(request):
         logger.exception("Confirming the payment of cart %s failed; the status page will tell the shopper.", cart_id)
         return redirect("orders:checkout_status")
     forget_cart(request)
+    promotion_codes.forget_codes(request)
     _remember_order(request, order)
     return redirect(order)
 

@@ -71,6 +71,8 @@ INSTALLED_APPS = [
     "analytics.apps.AnalyticsConfig",
     "ninja",  # django-ninja: its Swagger UI files, served from the shop (static/ninja/)
     "api.apps.ApiConfig",
+    "taxes.apps.TaxesConfig",
+    "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
 ]
 
 MIDDLEWARE = [
@@ -110,6 +112,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "catalog.context_processors.navigation",
+                "taxes.context_processors.tax_display",
             ],
         },
     },
@@ -211,10 +214,16 @@ INVENTORY_CLEANUP_TIMEOUT = env.int("INVENTORY_CLEANUP_TIMEOUT", default=60 * 60
 # (its order keeps what it held); purge_carts clears the expired sessions in the same run.
 CART_RETENTION = env.int("CART_RETENTION", default=30 * 24 * 60 * 60)
 CART_MAX_LINE_QTY = 10  # units of one SKU per cart line
-# Per client address (inventory/limits.py), counted for CART_TIMEOUT after its last add:
-# units of one SKU in all its carts, and carts it opened (a script without cookies gets a
+# Per client (inventory/limits.py: an address, an IPv6 /SHOP_IPV6_PREFIX network), counted
+# for CART_TIMEOUT after its last add: units of one SKU in all its carts, at most
+# CART_MAX_SKU_SHARE_PER_CLIENT percent of the SKU's stock (at least 1) and never more
+# than CART_MAX_SKU_UNITS_PER_CLIENT; and carts it opened (a script without cookies gets a
 # new cart on every request).
-CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=20)
+CART_MAX_SKU_UNITS_PER_CLIENT = env.int("CART_MAX_SKU_UNITS_PER_CLIENT", default=10)
+CART_MAX_SKU_SHARE_PER_CLIENT = env.int("CART_MAX_SKU_SHARE_PER_CLIENT", default=25)
+# Clients on IPv6 are counted by network: every home router hands out a /64, so one
+# address is one client only among 2^64 of them (core/clientip.py, client_key).
+SHOP_IPV6_PREFIX = env.int("SHOP_IPV6_PREFIX", default=64)
 CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
@@ -246,6 +255,12 @@ PAYMENT_RECONCILE_INTERVAL = env.int("PAYMENT_RECONCILE_INTERVAL", default=60)
 SHOP_TAX_PERCENT = env.int("SHOP_TAX_PERCENT", default=20)
 # Shipping by the order's weight: [(up to grams, cents), ...] ascending; the last band's
 # limit is None (any weight).
+# Prices as staff enter them: True, tax included (EU/UK style: the price shown is what is
+# paid, the tax the part inside it); False, before tax (US style: tax added at checkout).
+SHOP_PRICES_INCLUDE_TAX = env.bool("SHOP_PRICES_INCLUDE_TAX", default=False)
+# The shop's own country (ISO 3166-1 alpha-2): an EU business buyer in another member
+# state with a valid VAT number pays no VAT (reverse charge, taxes/vat.py).
+SHOP_COUNTRY = env.str("SHOP_COUNTRY", default="GB")
 SHIPPING_BANDS = [(250, 399), (1000, 699), (3000, 999), (None, 1999)]
 SHOP_NAME = "Chinook Records"
 # The shop's address as shoppers reach it, for links in e-mails.
@@ -415,12 +430,15 @@ SHOP_RATE_LIMITS = {
     "password_reset": env.str("SHOP_RATE_PASSWORD_RESET", default="5/h"),
     "cart_add": env.str("SHOP_RATE_CART_ADD", default="60/m"),
     "checkout": env.str("SHOP_RATE_CHECKOUT", default="10/m"),
+    "discount_code": env.str("SHOP_RATE_DISCOUNT_CODE", default="10/m"),  # stops code guessing
 }
-RATELIMIT_USE_CACHE = "default"
-if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
-    # django-ratelimit refuses a cache that is not shared between processes (E003): here that
-    # is by choice (the default set-up has no cache server); the limits are per worker then.
-    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+# The rate limits' counts (django-ratelimit, core/throttle.py) live in a cache of their own, a
+# MongoDB collection every worker shares with atomic counts (core/mongo/countcache.py):
+# nothing the catalog caches can evict them, and all workers count together.
+CACHES["ratelimit"] = {"BACKEND": "core.mongo.countcache.MongoCountCache", "LOCATION": "rate_limits"}
+RATELIMIT_USE_CACHE = "ratelimit"
+# W001 only says django-ratelimit does not know this backend; it is shared and atomic.
+SILENCED_SYSTEM_CHECKS = ["django_ratelimit.W001"]
 # The client's address behind the reverse proxy: SHOP_PROXY_COUNT is the
 # number of reverse proxies in front of gunicorn that each append the address they
 # received the request from to X-Forwarded-For (the documented set-up: one, on the same
@@ -460,4 +478,15 @@ LOGGING = {
              "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
     # The stripe library logs every request at INFO: its errors reach the shop as exceptions.
     "loggers": {"stripe": {"level": "WARNING"}},
+}
+
+
+# Carriers staff ship with (orders.models.Shipment): key -> name shown to shoppers and the
+# tracking page, "{tracking}" standing for the tracking number ("" when the carrier has none).
+SHOP_CARRIERS = {
+    "usps": {"name": "USPS", "tracking_url": "https://tools.usps.com/go/TrackConfirmAction?tLabels={tracking}"},
+    "ups": {"name": "UPS", "tracking_url": "https://www.ups.com/track?tracknum={tracking}"},
+    "fedex": {"name": "FedEx", "tracking_url": "https://www.fedex.com/fedextrack/?trknbr={tracking}"},
+    "dhl": {"name": "DHL", "tracking_url": "https://www.dhl.com/en/express/tracking.html?AWB={tracking}"},
+    "other": {"name": "Other carrier", "tracking_url": ""},
 }

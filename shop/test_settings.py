@@ -41,6 +41,7 @@ AXES_ENABLED = False
 SHOP_RATE_LIMITS = {action: "10000/m" for action in SHOP_RATE_LIMITS}  # noqa: F405
 # Likewise the per-client caps of carts (tests/inventory/test_client_caps.py sets low ones).
 CART_MAX_SKU_UNITS_PER_CLIENT = CART_MAX_OPEN_CARTS_PER_CLIENT = 100_000
+CART_MAX_SKU_SHARE_PER_CLIENT = 100  # every unit (tests/inventory/test_client_caps.py sets its own)
 
 # Uploaded covers go to a throw-away folder, served by Django itself.
 import atexit  # noqa: E402

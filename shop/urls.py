@@ -54,6 +54,7 @@ urlpatterns = [
     *(_debug_toolbar_urls() if settings.SHOP_DEBUG_TOOLBAR else []),
     path("", include("inventory.urls")),
     path("", include("orders.urls")),
+    path("", include("promotions.urls")),
     path("account/", include("accounts.urls")),
     path("", include("catalog.urls")),
 ]

@@ -92,6 +92,18 @@ class EventManager(MongoCollectionMixin, models.Manager):
             written += 1 if result.upserted_id is not None else 0
         return written
 
+    def record_refund(self, number, request, amount, ts=None):
+        """Record that ``amount`` cents of order ``number`` were refunded (the refund ``request``),
+        once: one upsert on ``ref`` ``refund:<number>:<request>`` (a signal delivered twice writes
+        nothing more). ``ts``: when (aware UTC; default now). Returns True when written."""
+        document = self._document(self.model.REFUND, "", qty=0, amount=amount, ts=ts,
+                                  ref=f"refund:{number}:{request}")
+        result = self.collection.update_one(
+            {"userid": document["userid"], "ts": document["ts"], "ref": document["ref"]},
+            {"$setOnInsert": document}, upsert=True,
+        )
+        return result.upserted_id is not None
+
     def import_sales(self, sales, ref_prefix):
         """Import historical sale events, each once: returns ``(written, already_there)``.
 

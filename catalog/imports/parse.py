@@ -11,6 +11,8 @@ import csv
 import json
 from dataclasses import dataclass
 
+from core import csvcells
+
 from .cells import BASE_COLUMNS
 
 FORMATS = ("csv", "jsonl")
@@ -77,6 +79,7 @@ def _csv_rows(handle):
     start = reader.line_num + 1
     for values in reader:
         if any(v.strip() for v in values):
+            values = [csvcells.unescape(v) for v in values]  # as export_products escaped them
             yield Row(start, dict(zip(columns, values)) if len(values) <= len(columns)
                       else {}, "" if len(values) <= len(columns) else "more cells than columns")
         start = reader.line_num + 1

@@ -37,13 +37,16 @@ class OperationCount:
     ``operations`` is a list of ``(collection, operation)`` pairs in order;
     ``total``, ``writes`` and ``reads`` are their counts. ``commands`` holds
     the command documents sent, in the same order (for an ``explain`` of each:
-    ``tests/support/examined.py``).
+    ``tests/support/examined.py``). ``modified`` maps a collection's name to
+    the documents its updates changed (the server's ``nModified``): what an
+    ``update_many`` costs grows with it, not with its one round trip.
     """
 
     def __init__(self):
         self.operations = []
         self.statements = []  # per operation: the writes it carries (a bulk write's count), else 1
         self.commands = []  # per operation: the command document sent, or None
+        self.modified = {}  # collection name: documents the updates changed (the replies' nModified)
 
     @property
     def write_statements(self):
@@ -94,20 +97,38 @@ def record(collection, operation, statements=1, command=None):
             count.commands.append(command)
 
 
+def record_modified(collection, documents):
+    """Record that an update on ``collection`` (name) changed ``documents`` (int) in every open count."""
+    if not _active:
+        return
+    with _lock:
+        for count in _active:
+            count.modified[collection] = count.modified.get(collection, 0) + documents
+
+
 class CommandCounter(monitoring.CommandListener):
-    """pymongo command listener feeding ``record()``."""
+    """pymongo command listener feeding ``record()`` (and ``record_modified()`` from the
+    replies of updates sent while a count is open)."""
+
+    def __init__(self):
+        self._updates = {}  # request id: collection name, of the updates in flight while counting
 
     def started(self, event):
         name = event.command_name
         if name in _DRIVER_COMMANDS:
             return
         target = event.command.get(name)
+        if name == "update" and _active:
+            self._updates[event.request_id] = target
         batch = next((event.command[key] for key in ("updates", "documents", "deletes") if key in event.command), None)
         record(target if isinstance(target, str) else "$cmd", name, len(batch) if isinstance(batch, list) else 1,
                dict(event.command) if _active else None)
 
     def succeeded(self, event):
-        pass
+        collection = self._updates.pop(event.request_id, None) if self._updates else None
+        if collection is not None:
+            record_modified(collection, int(event.reply.get("nModified", 0)))
 
     def failed(self, event):
-        pass
+        if self._updates:
+            self._updates.pop(event.request_id, None)

@@ -110,13 +110,16 @@ class CartExpiry:
         ``max_age`` (never a pending one: a checkout
         that crashed after its lock is ``reconcile_payments``' to settle),
         which first reads the unfinished runs (``ExpiryRun.objects.unfinished``)
-        and, after marking its own carts, finishes them too. Carts from
-        before creation times were recorded first get their ``last_modified``
-        as ``created_at`` (``date_undated``: one ``update_many``, which
-        changes only such carts, once each).
-        Round trips with no unfinished run: 1 read of the runs, 1 update
-        (``date_undated``), 1 insert, 2 ``update_many`` (idle, too old: two
-        writes, not one with an ``$or``, so each uses its index), 1 streamed
+        and, after marking its own carts, finishes them too. The idle carts
+        are marked first; then the active carts left from before creation
+        times were recorded get their ``last_modified`` as ``created_at``
+        (``date_undated``: one ``update_many``, which changes only such
+        carts, once each, so an idle undated cart is written once, not
+        twice); then the carts too old are marked.
+        Round trips with no unfinished run: 1 read of the runs, 1 insert,
+        1 ``update_many`` (idle), 1 update (``date_undated``), 1
+        ``update_many`` (too old: two marking writes, not one with an
+        ``$or``, so each uses its index), 1 streamed
         read of the carts (1,000 per round trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
         ``bulk_write``, 1 delete; each unfinished run adds 1 ``update_many``
         and 1 read. The cart writes grow with the carts (one each), the
@@ -134,7 +137,6 @@ class CartExpiry:
         moment = clock.now()
         threshold = moment - datetime.timedelta(seconds=timeout)
         born_before = moment - datetime.timedelta(seconds=max_age)
-        self.date_undated()
         return self._expire_run(threshold, born_before=born_before, adopt=True, progress=progress)[0]
 
     def date_undated(self):
@@ -207,11 +209,12 @@ class CartExpiry:
 
     def _mark(self, run):
         """Make the carts of ``run`` (its document) ``expired``, tagged with it; how many (one
-        write, two with ``born_before``).
+        write, two with ``born_before``, three over every cart).
 
         Taken: carts in ``TAKEN_STATUSES`` idle since before ``run['threshold']``
         (any age when None and there is no ``born_before``), and active carts
-        created before ``run['born_before']`` (when set: a second write),
+        created before ``run['born_before']`` (when set: a second write; over
+        every cart, ``date_undated`` runs between the two, a third write),
         among ``run['cart_ids']`` when set. A cart becomes
         ``expired`` in its one write (the second write no longer matches what
         the first expired); the status and ``last_modified`` it gets
@@ -227,6 +230,11 @@ class CartExpiry:
                 query["last_modified"] = {"$lt": run["threshold"]}
             marked += self.collection.update_many(query, update).modified_count
         if born_before is not None:
+            if run.get("cart_ids") is None:
+                # Dated only now, after the idle carts were taken: an undated idle cart is
+                # written once (expired), not twice (dated, then expired). Dating the whole
+                # collection first doubled a run over carts from before created_at was kept.
+                self.date_undated()
             marked += self.collection.update_many(past_max_age_filter(born_before, ids), update).modified_count
         return marked
 

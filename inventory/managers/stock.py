@@ -47,6 +47,12 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         document = self.collection.find_one({"_id": str(sku)}, {"qty": 1})
         return None if document is None else document["qty"]
 
+    def stocked(self, sku):
+        """Units of ``sku`` in stock, available or reserved in carts (int), or None without an
+        inventory document: the per-client cap's base (``inventory.limits.units_cap``)."""
+        document = self.collection.find_one({"_id": str(sku)}, {"stocked": 1})
+        return None if document is None else int(document.get("stocked") or 0)
+
     def available_many(self, skus):
         """``{sku: available units}`` for the SKUs of ``skus`` that have stock documents (one read)."""
         cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1})

@@ -119,6 +119,13 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         document = self.collection.find_one({"number": number})
         return None if document is None else self.from_document(document)
 
+    def get_by_payment(self, reference):
+        """The order paid by ``reference`` (a PaymentIntent id; one read), or None."""
+        if not isinstance(reference, str) or not reference:
+            return None
+        document = self.collection.find_one({"payment.reference": reference})
+        return None if document is None else self.from_document(document)
+
     def get_by_cart(self, cart_id):
         """The order placed from cart ``cart_id`` (one read), or None."""
         if not isinstance(cart_id, str) or not cart_id:
@@ -137,11 +144,14 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 for document in self.collection.find({}, {"payment.reference": 1}) if document.get("payment")}
 
     def sold_by_sku(self):
-        """``{sku: units}`` sold: the lines of every order whose units were not restocked (one aggregation)."""
+        """``{sku: units}`` sold: the lines of every order whose units were not restocked, less
+        the units refunds of lines put back (one aggregation)."""
         pipeline = [
             {"$match": {"restocked": {"$ne": True}}},
             {"$unwind": "$lines"},
-            {"$group": {"_id": "$lines.sku", "units": {"$sum": "$lines.qty"}}},
+            # Less the units a refund of lines put back (lines.restocked, missing on older orders).
+            {"$group": {"_id": "$lines.sku", "units": {"$sum": {
+                "$subtract": ["$lines.qty", {"$ifNull": ["$lines.restocked", 0]}]}}}},
         ]
         return {row["_id"]: row["units"] for row in self.collection.aggregate(pipeline)}
 
@@ -177,6 +187,83 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 document.update(changes)
                 document["history"] = [*document.get("history", []), entry]
                 return self.from_document(_as_read(document))
+
+    def add_shipment(self, number, units, carrier, tracking, shipped_on, by=""):
+        """Record a shipment of order ``number``: ``units`` is ``{line index: units}`` (ints > 0),
+        ``carrier`` a key of ``SHOP_CARRIERS``, ``tracking`` the carrier's number, ``shipped_on``
+        a ``datetime.date``, ``by`` the staff username.
+
+        One read, then one conditional ``update_one`` by ``_id`` that matches only while the
+        status and every line's ``shipped`` units are still the ones read (compare-and-set,
+        retried from the read when another shipment came first): it raises the lines'
+        ``shipped``, pushes the shipment and the history entry, and sets the status that
+        follows from the lines (``Order.status_from_lines``), all in the same write. So units
+        shipped per line never exceed ``qty``, however many staff ship at once. After a
+        dropped connection the write counts as done when the order holds this very shipment.
+
+        Returns ``(Order, Shipment)`` as this write left them. Raises ``OrderError`` (no such
+        order, no units, a line index out of range, more units than are left to ship) and
+        ``InvalidTransition`` (the order is not paid or partly shipped).
+        """
+        if not units or any(not isinstance(n, int) or n < 1 for n in units.values()):
+            raise OrderError(f"Order {number}: a shipment needs at least one unit of a line.")
+        mine = str(ObjectId())
+        while True:
+            document = self.collection.find_one({"number": number})
+            if document is None:
+                raise OrderError(f"No order {number}.")
+            status = document["status"]
+            if status not in (self.model.PAID, self.model.PARTLY_SHIPPED):
+                raise InvalidTransition(number, status, self.model.SHIPPED)
+            lines = document.get("lines") or []
+            sent = [line.get("shipped") or 0 for line in lines]
+            after = list(sent)
+            parcel = []
+            for index in sorted(units):
+                if not isinstance(index, int) or not 0 <= index < len(lines):
+                    raise OrderError(f"Order {number} has no line {index}.")
+                left = lines[index]["qty"] - sent[index]
+                if units[index] > left:
+                    raise OrderError(f"Order {number}: only {left} unit(s) of {lines[index]['sku']} "
+                                     "are left to ship.")
+                after[index] += units[index]
+                parcel.append({"line": index, "sku": lines[index]["sku"], "title": lines[index]["title"],
+                               "qty": units[index]})
+            new_status = self.model.status_from_lines([(line["qty"], n) for line, n in zip(lines, after)])
+            shipments = document.get("shipments") or []
+            shipment = {"number": len(shipments) + 1, "lines": parcel, "carrier": carrier, "tracking": tracking,
+                        "shipped_on": datetime.datetime.combine(shipped_on, datetime.time()), "by": by,
+                        "at": clock.now(), "write": mine}
+            note = f"shipment {shipment['number']}: {sum(n for n in units.values())} unit(s), {carrier} {tracking}"
+            entry = {"status": new_status, "at": shipment["at"], "note": note.strip()[:300]}
+            # A line never shipped may lack the field: "$not $gt 0" matches 0 and missing alike.
+            guard = {f"lines.{i}.shipped": (n if n else {"$not": {"$gt": 0}}) for i, n in enumerate(sent)}
+            if write_once(
+                    lambda: self.collection.update_one(
+                        {"_id": document["_id"], "status": status, **guard},
+                        {"$inc": {f"lines.{i}.shipped": n for i, n in units.items()},
+                         "$set": {"status": new_status},
+                         "$push": {"shipments": shipment, "history": entry}}).matched_count,
+                    lambda: self.collection.find_one(
+                        {"_id": document["_id"], "shipments.write": mine}, {"_id": 1}) is not None):
+                for i, n in enumerate(after):
+                    lines[i]["shipped"] = n
+                document["status"] = new_status
+                document["shipments"] = [*shipments, shipment]
+                document["history"] = [*document.get("history", []), entry]
+                order = self.from_document(_as_read(document))
+                return order, order.shipments[-1]
+
+    def add_note(self, number, text, by):
+        """Add staff's note ``text`` (1..1000 characters, stripped) by ``by`` to order ``number``
+        (one ``update_one`` ``$push``). Raises ``OrderError`` for an empty note or no such order."""
+        text = (text or "").strip()
+        if not text or len(text) > 1000:
+            raise OrderError("A note is 1 to 1000 characters.")
+        result = self.collection.update_one({"number": number},
+                                            {"$push": {"notes": {"text": text, "by": by, "at": clock.now()}}})
+        if not result.matched_count:
+            raise OrderError(f"No order {number}.")
 
     def _ends_with(self, order_id, entry):
         """True when the ``history`` of order ``order_id`` ends with ``entry`` (one read)."""
@@ -230,12 +317,105 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 {"number": number, "refunds": {"$elemMatch": {"request": request, "refund_id": refund_id}}},
                 {"_id": 1}) is not None)
 
-    def drop_refund(self, number, request, amount):
-        """Take back the pending refund ``request`` Stripe refused (one conditional write)."""
+    def drop_refund(self, number, request, amount, units=None):
+        """Take back the pending refund ``request`` Stripe refused (one conditional write);
+        ``units`` (``{line index: units}``) the lines' ``refunded_units`` it had taken."""
         self.collection.update_one(
             {"number": number, "refunds": {"$elemMatch": {"request": request, "status": "pending"}}},
-            {"$pull": {"refunds": {"request": request}}, "$inc": {"refunded": -amount}},
+            {"$pull": {"refunds": {"request": request}},
+             "$inc": {"refunded": -amount, **{f"lines.{i}.refunded_units": -n for i, n in (units or {}).items()}}},
         )
+
+    def reserve_line_refund(self, number, request, units, by, reason, restock):
+        """Record a pending refund of ``units`` (``{line index: units}``) of order ``number`` for
+        the form ``request`` (a one-time key): the amount is what was paid for those units
+        (``pricing.refund_of_units`` on the lines' stored shares, after the units refunded
+        before). ``restock``: the units go back to stock afterwards (``claim_restock``).
+
+        One read, then one conditional ``update_one`` that matches only while the request is
+        not on the order, every line's ``refunded_units`` is the one read (compare-and-set,
+        retried from the read) and ``refunded`` stays within the total: it pushes the refund,
+        raises ``refunded`` and the lines' ``refunded_units``, and for an order that has
+        shipped sets "partly returned" / "returned" with its history entry, in the same write.
+
+        Returns the cents reserved, or 0 when this ``request`` is already on the order.
+        Raises ``OrderError`` (no such order, no units, a bad line, more units than are left
+        to refund, more money than is left) and nothing is written then.
+        """
+        from .. import pricing
+
+        if not units or any(not isinstance(n, int) or n < 1 for n in units.values()):
+            raise OrderError(f"Order {number}: a refund of lines needs at least one unit.")
+        mine = str(ObjectId())
+        while True:
+            document = self.collection.find_one({"number": number})
+            if document is None:
+                raise OrderError(f"No order {number}.")
+            if any(entry.get("request") == request for entry in document.get("refunds") or []):
+                return 0
+            lines = document.get("lines") or []
+            before = [line.get("refunded_units") or 0 for line in lines]
+            amount, parcel = 0, []
+            for index in sorted(units):
+                if not isinstance(index, int) or not 0 <= index < len(lines):
+                    raise OrderError(f"Order {number} has no line {index}.")
+                line = lines[index]
+                if units[index] > line["qty"] - before[index]:
+                    raise OrderError(f"Order {number}: only {line['qty'] - before[index]} unit(s) of "
+                                     f"{line['sku']} are left to refund.")
+                amount += pricing.refund_of_units(line, units[index], before[index])["amount"]
+                parcel.append({"line": index, "sku": line["sku"], "title": line["title"], "qty": units[index]})
+            total, refunded = document["total"], document.get("refunded") or 0
+            if amount > total - refunded:
+                raise OrderError(f"Order {number}: only {total - refunded} cents are left to refund.")
+            status = document["status"]
+            changes, pushes = {}, {}
+            now = clock.now()
+            if status in (self.model.SHIPPED, self.model.DELIVERED, self.model.PARTLY_RETURNED):
+                after = [n + units.get(i, 0) for i, n in enumerate(before)]
+                new_status = (self.model.RETURNED if all(n >= line["qty"] for n, line in zip(after, lines))
+                              else self.model.PARTLY_RETURNED)
+                changes["status"] = new_status
+                pushes["history"] = {"status": new_status, "at": now,
+                                     "note": f"{sum(units.values())} unit(s) refunded"[:300]}
+            pushes["refunds"] = {"request": request, "refund_id": "", "amount": amount, "by": by, "at": now,
+                                 "reason": reason, "status": "pending", "lines": parcel,
+                                 "restock": "due" if restock else "", "write": mine}
+            guard = {f"lines.{i}.refunded_units": (n if n else {"$not": {"$gt": 0}}) for i, n in enumerate(before)}
+            update = {"$push": pushes,
+                      "$inc": {"refunded": amount, **{f"lines.{i}.refunded_units": n for i, n in units.items()}}}
+            if changes:
+                update["$set"] = changes
+            if write_once(
+                    lambda: self.collection.update_one(
+                        {"_id": document["_id"], "status": status, "refunds.request": {"$ne": request},
+                         "refunded": {"$not": {"$gt": total - amount}}, **guard}, update).matched_count,
+                    lambda: self.collection.find_one(
+                        {"_id": document["_id"], "refunds.write": mine}, {"_id": 1}) is not None):
+                return amount
+
+    def claim_restock(self, number, request):
+        """Claim the restock of refund ``request`` of order ``number``: one conditional write
+        that turns its ``restock`` from "due" to "done" and raises the lines' ``restocked``
+        units, so only one caller ever puts those units back. Returns the refund's
+        ``{sku: units}`` to return to stock, or {} when there is nothing due (done already,
+        or no restock asked). The caller then calls ``Inventory.objects.return_units``.
+        """
+        document = self.collection.find_one({"number": number, "refunds.request": request}, {"refunds": 1})
+        entry = next((e for e in (document or {}).get("refunds") or [] if e.get("request") == request), None)
+        if entry is None or entry.get("restock") != "due" or entry.get("status") != "succeeded":
+            return {}
+        result = self.collection.update_one(
+            {"number": number, "refunds": {"$elemMatch": {"request": request, "restock": "due"}}},
+            {"$set": {"refunds.$.restock": "done"},
+             "$inc": {f"lines.{line['line']}.restocked": line["qty"] for line in entry.get("lines") or []}},
+        )
+        if not result.modified_count:
+            return {}
+        units = {}
+        for line in entry.get("lines") or []:
+            units[line["sku"]] = units.get(line["sku"], 0) + line["qty"]
+        return units
 
     def add_provider_refund(self, reference, refund_id, amount, reason):
         """Record Stripe's refund ``refund_id`` (made outside the admin) on the order paid by

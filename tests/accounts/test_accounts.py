@@ -35,7 +35,7 @@ def confirmation_link(email="ada@example.com"):
 def signup(client, email="ada@example.com", password=PASSWORD):
     """Sign up and follow the e-mailed link with ``client``: signed in. Returns the confirmation's answer."""
     post_signup(client, email, password)
-    return client.post(confirmation_link(email.lower()))
+    return client.post(confirmation_link(email.lower()), {"password": password})
 
 
 def login(client, email="ada@example.com", password=PASSWORD, follow=False):
@@ -50,9 +50,9 @@ def test_sign_up_confirmed_by_its_link_signs_in_and_shows_the_account_page(clien
     assert "_auth_user_id" not in client.session
     link = confirmation_link()
     assert client.get(link).status_code == 200 and get_user_model().objects.get().is_active is False
-    response = client.post(link)
+    response = client.post(link, {"password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/account/"
-    assert client.post(link).status_code == 400  # one use
+    assert client.post(link, {"password": PASSWORD}).status_code == 400  # one use
     page = client.get("/account/").content.decode()
     assert "Signed in as ada@example.com" in page and "No orders yet" in page
 

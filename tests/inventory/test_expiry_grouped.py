@@ -4,7 +4,9 @@ Round trips and writes are counted (machine-independent); races between the
 read and the compare-and-set of a SKU are forced with hooks and with threads.
 """
 
+from datetime import timedelta
 
+from core.clock import now as clock_now
 from inventory.managers import returns
 from inventory.models import Cart, Inventory
 from core.mongo.counter import count_operations
@@ -114,3 +116,46 @@ def test_expiry_racing_shoppers_in_threads_keeps_every_unit():
     errors, _ = expire_beside_shoppers(SKUS, shoppers=4, runs=1)
     assert not errors, errors
     assert_shoppers_kept_their_units(old, SKUS, shoppers=4, stocked=500)
+
+
+def _undate_carts():
+    """Remove every cart's ``created_at``, as carts from before it was kept have none."""
+    Cart.objects.collection.update_many({}, {"$unset": {"created_at": ""}})
+
+
+def test_an_idle_cart_from_before_created_at_is_written_once_not_dated_then_expired():
+    # Dating every undated active cart before the idle ones were taken wrote each idle
+    # undated cart twice (issue 41: twice the run's time over such carts).
+    counts = {}
+    for carts in (4, 40):
+        for sku in SKUS:
+            stock(sku, 100)
+        fill(carts)
+        age_carts(120)
+        _undate_carts()
+        with count_operations() as ops:
+            assert Cart.objects.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
+        counts[carts] = (ops.total, ops.writes, ops.modified.get("carts", 0))
+        assert all(inventory(sku)["carted"] == [] and inventory(sku)["qty"] == 100 for sku in SKUS)
+        assert_invariant()
+        Cart.objects.collection.delete_many({})
+        Inventory.objects.collection.delete_many({})
+    # Round trips do not grow with the carts; the carts written are the carts expired, once each.
+    assert counts[4][:2] == counts[40][:2] == (9, 6), counts
+    assert (counts[4][2], counts[40][2]) == (4, 40), counts
+
+
+def test_a_live_undated_cart_is_still_dated_and_a_too_old_one_expired():
+    stock("A", 10)
+    idle, live, old = fill(3, skus=["A"])
+    age_carts(120)
+    _undate_carts()
+    Cart.objects.collection.update_one({"_id": live}, {"$set": {"last_modified": clock_now()}})
+    # the too-old cart: touched now, but created (and so dated) long ago
+    Cart.objects.collection.update_one({"_id": old}, {"$set": {"last_modified": clock_now(),
+                                                              "created_at": clock_now() - timedelta(days=30)}})
+    assert Cart.objects.expire(60, max_age=7 * 24 * 3600) == {"expired": 2, "returned": 2}
+    statuses = {c["_id"]: (c["status"], "created_at" in c) for c in Cart.objects.collection.find()}
+    assert statuses[idle][0] == statuses[old][0] == "expired"
+    assert statuses[live] == ("active", True)
+    assert inventory("A")["qty"] == 9

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.test import Client
 
+from core.money import dollars
 from inventory.models import Cart
 from orders.checkout import place_order
 from orders.models import Order
@@ -40,7 +41,7 @@ def stripe_refunded(order):
 
 def test_a_partial_then_a_full_refund_each_pressed_twice(admin_client, order):
     key = form_key(admin_client, order)
-    data = {"amount": 500, "reason": "scratched sleeve", "request": key}
+    data = {"amount": "5.00", "reason": "scratched sleeve", "request": key, "confirm": 500}
     first = admin_client.post(refund_url(order), data, follow=True)
     assert "$5.00 refunded" in first.content.decode()
     again = admin_client.post(refund_url(order), data, follow=True)  # the same form, pressed again
@@ -56,7 +57,8 @@ def test_a_partial_then_a_full_refund_each_pressed_twice(admin_client, order):
     rest = order.total - 500
     key = form_key(admin_client, order)
     for _ in range(2):
-        admin_client.post(refund_url(order), {"amount": rest, "reason": "returned", "request": key})
+        admin_client.post(refund_url(order), {"amount": str(dollars(rest)), "reason": "returned", "request": key,
+                                              "confirm": rest})
     placed = Order.objects.get_by_number(order.number)
     assert placed.refunded == order.total and stripe_refunded(order) == order.total
     assert len(placed.refunds) == 2
@@ -65,7 +67,7 @@ def test_a_partial_then_a_full_refund_each_pressed_twice(admin_client, order):
 
 
 def test_more_than_is_left_is_refused_and_changes_nothing(admin_client, order):
-    response = admin_client.post(refund_url(order), {"amount": order.total + 1, "reason": "x",
+    response = admin_client.post(refund_url(order), {"amount": str(dollars(order.total + 1)), "reason": "x",
                                                      "request": form_key(admin_client, order)})
     assert response.status_code == 200 and "left to refund" in response.content.decode()
     assert Order.objects.get_by_number(order.number).refunded == 0
@@ -85,7 +87,8 @@ def test_two_presses_at_once_refund_once(admin_user, order):
 
     def press(client):
         start.wait()
-        statuses.append(client.post(refund_url(order), {"amount": 700, "reason": "double click", "request": key})
+        statuses.append(client.post(refund_url(order), {"amount": "7.00", "reason": "double click", "request": key,
+                                                       "confirm": 700})
                         .status_code)
 
     threads = [threading.Thread(target=press, args=(client,)) for client in clients]
@@ -106,3 +109,27 @@ def test_staff_with_view_permission_only_cannot_refund(client, order, django_use
     client.force_login(viewer)
     assert client.get(refund_url(order)).status_code == 403
     assert Order.objects.get_by_number(order.number).refunded == 0
+
+
+def test_the_amount_is_in_dollars_and_confirmed_in_words_before_money_moves(admin_client, order):
+    """"5.00" and "5" are $5.00, never 5 cents; the first press only says the amount in words."""
+    assert order.total > 500
+    key = form_key(admin_client, order)
+    for typed in ("5.00", "5"):
+        page = admin_client.post(refund_url(order), {"amount": typed, "reason": "dent", "request": key})
+        text = page.content.decode()
+        assert page.status_code == 200 and "five dollars, zero cents" in text and "Yes, refund $5.00" in text
+        assert 'name="confirm" value="500"' in text
+    assert Order.objects.get_by_number(order.number).refunded == 0 and stripe_refunded(order) == 0
+    # A confirmation of another amount than the one typed is asked again, not taken.
+    again = admin_client.post(refund_url(order), {"amount": "5.00", "reason": "dent", "request": key, "confirm": 5})
+    assert "five dollars" in again.content.decode()
+    for typed in ("5.001", "-5", "five", "0.00", "1,000"):
+        refused = admin_client.post(refund_url(order), {"amount": typed, "reason": "dent", "request": key,
+                                                        "confirm": 500})
+        assert refused.status_code == 200 and "errorlist" in refused.content.decode()
+    assert Order.objects.get_by_number(order.number).refunded == 0 and stripe_refunded(order) == 0
+    done = admin_client.post(refund_url(order), {"amount": "5.00", "reason": "dent", "request": key, "confirm": 500},
+                             follow=True)
+    assert "$5.00 refunded" in done.content.decode()
+    assert Order.objects.get_by_number(order.number).refunded == 500 and stripe_refunded(order) == 500

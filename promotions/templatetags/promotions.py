@@ -1,0 +1,21 @@
+"""``{% cart_discounts cart %}``: the cart page's discount codes, their amounts and the form."""
+
+from django import template
+
+from .. import session
+from ..pricing import cart_priced
+
+register = template.Library()
+
+
+@register.inclusion_tag("promotions/cart_discounts.html", takes_context=True)
+def cart_discounts(context, cart):
+    """The applied codes of the session (``promotions.session``) priced on ``cart``: the
+    discounts as applied (automatic offers and codes), the codes that no longer apply, the total
+    after them. Two reads (``cart_priced``: the SKUs' facts, the live offers), three with codes."""
+    request = context["request"]
+    typed = session.codes(request)
+    priced = cart_priced(cart, session.context(request)) if cart is not None and cart.items else None
+    applied = {entry["code"] for entry in priced.discounts} if priced else set()
+    return {"request": request, "csrf_token": context.get("csrf_token"), "priced": priced,
+            "codes": typed, "after": priced.subtotal - priced.discount if priced else None, "idle": [code for code in typed if code not in applied]}

@@ -1,0 +1,93 @@
+"""The cart page's discount-code form: apply a code (POST, rate limited: ``discount_code``),
+remove one. Each answers with a message on the cart page saying what became of the code."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from inventory.session import session_cart
+
+from . import session
+from .forms import CodeForm
+from .models import GiftCard, Voucher, normalize
+from .pricing import cart_priced
+from .rules import NOT_COMBINABLE, USED_UP, Refusal, check, usable
+
+
+@require_POST
+def apply_code(request):
+    """``POST /cart/code/``: check the typed ``code`` against the session's cart and keep it
+    in the session when it applies; otherwise say why (wrong, expired, used up, not
+    applicable, not combinable). Reads: the code, the cart, the cart's SKUs' facts (and one
+    more for a once-per-customer code)."""
+    form = CodeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Type a discount code.")
+        return redirect("inventory:cart")
+    code = normalize(form.cleaned_data["code"])
+    cart = session_cart(request)
+    if cart is None or not cart.items:
+        messages.error(request, "Add something to your cart before a discount code.")
+        return redirect("inventory:cart")
+    try:
+        voucher = Voucher.objects.by_codes([code]).get(code)
+        if voucher is None:
+            raise Refusal(code, "wrong")
+        check(voucher, cart_priced(cart, session.context(request)), None)
+        if voucher.get("once_per_customer") and request.user.is_authenticated and Voucher.objects.used_by(
+                voucher["_id"], str(request.user.pk), (request.user.email or "").lower()):
+            raise Refusal(code, USED_UP)
+        others = [c for c in session.codes(request) if c != code]
+        vouchers = Voucher.objects.by_codes(others)
+        vouchers[code] = voucher
+        if others and usable([*others, code], vouchers)[-1:] != [code]:
+            raise Refusal(code, NOT_COMBINABLE)
+    except Refusal as refusal:
+        messages.error(request, str(refusal))
+        return redirect("inventory:cart")
+    session.add_code(request, code)
+    messages.success(request, f"Discount code {code} applied: {voucher['name']}.")
+    return redirect("inventory:cart")
+
+
+@require_POST
+def remove_code(request):
+    """``POST /cart/code/remove/``: drop ``code`` from the session's codes."""
+    form = CodeForm(request.POST)
+    if form.is_valid() and session.remove_code(request, normalize(form.cleaned_data["code"])):
+        messages.info(request, f"Discount code {normalize(form.cleaned_data['code'])} removed.")
+    return redirect("inventory:cart")
+
+
+@require_POST
+def apply_gift_card(request):
+    """``POST /cart/gift-card/``: keep a gift card with a balance, not expired, in the session
+    (it pays at checkout, after tax); otherwise say why. Rate limited (``discount_code``)."""
+    form = CodeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Type a gift card code.")
+        return redirect("inventory:cart")
+    code = normalize(form.cleaned_data["code"])
+    card = GiftCard.objects.by_codes([code]).get(code)
+    from core import clock
+    from core.money import display
+
+    if card is None:
+        messages.error(request, f"There is no gift card {code}. Check the spelling.")
+    elif clock.aware(card["expires_at"]) <= clock.now():
+        messages.error(request, f"The gift card {code} has expired.")
+    elif card["balance"] <= 0:
+        messages.error(request, f"The gift card {code} has no balance left.")
+    else:
+        session.add_gift_card(request, code)
+        messages.success(request, f"Gift card {code} added: {display(card['balance'])} to spend at checkout.")
+    return redirect("inventory:cart")
+
+
+@require_POST
+def remove_gift_card(request):
+    """``POST /cart/gift-card/remove/``: drop a gift card from the session."""
+    form = CodeForm(request.POST)
+    if form.is_valid():
+        session.remove_gift_card(request, normalize(form.cleaned_data["code"]))
+    return redirect("inventory:cart")

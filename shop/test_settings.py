@@ -12,10 +12,21 @@ import os
 # Neither this run nor the processes it starts read or write the checkout's .env (core/dotenv.py).
 os.environ["SHOP_DOTENV"] = ""
 os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz")
-if not os.environ.get("MONGODB_URI"):
+# One throw-away server per test process of the run: pytest's own (the only one with -n 0) and
+# each pytest-xdist worker (a child of pytest's process), which would otherwise inherit the run's.
+# The local server is one Python process, its commands sharing one core, so a server shared by two
+# workers made them queue behind each other on one core. Processes a test starts (manage.py,
+# gunicorn) are not children of pytest's process: they inherit their worker's server.
+_worker_of_this_run = (os.environ.get("PYTEST_XDIST_WORKER")
+                       and os.environ.get("SHOP_TEST_RUN_PID") == str(os.getppid()))
+if not os.environ.get("MONGODB_URI") or (_worker_of_this_run and os.environ.get("SHOP_TEST_RUN_SERVER")
+                                         and os.environ["MONGODB_URI"] == os.environ["SHOP_TEST_RUN_SERVER"]):
     from core.mongo.localserver import start_throwaway
 
     os.environ["MONGODB_URI"], _THROWAWAY_SERVER = start_throwaway()
+    if not _worker_of_this_run:
+        os.environ["SHOP_TEST_RUN_PID"] = str(os.getpid())
+        os.environ["SHOP_TEST_RUN_SERVER"] = os.environ["MONGODB_URI"]
 
 from shop.settings import *  # noqa: E402,F403
 

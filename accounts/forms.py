@@ -15,6 +15,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, PasswordResetForm
 from django.db import IntegrityError
 
+from core.afterresponse import after_response
+
+
 class SignupForm(BaseUserCreationForm):
     """E-mail and password twice (Django's password validators). Whether the address is new is
     not a form error (that would tell anyone which addresses have accounts): ``create_account``
@@ -116,3 +119,8 @@ class ShopPasswordResetForm(PasswordResetForm):
         site = urlsplit(settings.SHOP_SITE_URL)
         options.update(domain_override=site.netloc, use_https=site.scheme == "https")
         return super().save(**options)
+
+    def send_mail(self, *args, **kwargs):
+        """Django's ``send_mail``, after the response (``core.afterresponse``): rendering and
+        sending the e-mail would make the answer slower only for an address with an account."""
+        after_response(super().send_mail, *args, **kwargs)

@@ -41,6 +41,7 @@ from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
 from core import clock
+from core.afterresponse import after_response
 
 from .models import PendingSignup
 
@@ -56,6 +57,10 @@ class WrongPassword(Exception):
 
 
 def _send(name, to, context):
+    after_response(_send_now, name, to, context)
+
+
+def _send_now(name, to, context):
     context = {**context, "site": settings.SHOP_SITE_URL.rstrip("/"), "shop_name": settings.SHOP_NAME}
     subject = " ".join(render_to_string(f"emails/{name}_subject.txt", context).split())
     message = EmailMultiAlternatives(subject, render_to_string(f"emails/{name}.txt", context),

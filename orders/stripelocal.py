@@ -7,16 +7,23 @@ Stripe: one code path. localstripe is GPL-3.0, so it runs as its own
 process and the shop never imports it (as with the local database server,
 ``core.mongo.localserver``).
 
-localstripe 1.15.10 rewrites its whole state to one fixed file,
-``/tmp/localstripe.pickle`` (hard-coded in its ``resources.py``), on every
-change, and reloads it when it starts. Two instances would overwrite each
-other's state, so there is **one instance per machine**, shared by every
-process and test worker, kept in ``STATE_DIR``:
+localstripe 1.15.10 binds every interface and keeps its whole state in
+``/tmp/localstripe.pickle``, rewritten on every change and unpickled at start
+(both hard-coded). The shop starts it through ``localstripe_launch.py``,
+which binds it to 127.0.0.1 and moves that file into ``STATE_DIR``, a
+directory private to the user running the shop (0700; its files 0600; one
+owned by another user is refused, never loaded). There is **one instance per
+state directory**, by default one per user, shared by every process and test
+worker. ``STATE_DIR`` holds:
 
+* ``localstripe.pickle``: localstripe's state;
 * ``port``: its port, chosen once (a free one) and kept, so that a revived
   server listens where every process already looks;
 * ``server.json``: ``{"pid", "port"}`` of the running server;
 * ``server.lock``: taken (``flock``) while a process checks or starts it;
+* ``webhook_secret``: the secret its webhook events are signed with, made
+  at random once per state directory (``webhook_secret()``), so a shop on
+  the local Stripe accepts no event signed with a secret known elsewhere;
 * ``webhooks.json``: the webhook endpoints registered (``{id: {url,
   secret}}``); localstripe keeps them in memory only, so every start
   registers them again;
@@ -36,6 +43,8 @@ import fcntl
 import json
 import logging
 import os
+import secrets
+import stat
 import subprocess
 import sys
 import time
@@ -48,10 +57,12 @@ from core.mongo.serverprocess import free_port, pid_alive, port_is_free, read_po
 
 logger = logging.getLogger(__name__)
 
-#: localstripe's own state file (hard-coded there; not ours to move).
-STATE_FILE = Path("/tmp/localstripe.pickle")  # nosec B108
-#: Where the shop keeps the one local Stripe's port, pid, lock and webhooks.
-STATE_DIR = Path(os.environ.get("SHOP_LOCAL_STRIPE_DIR") or "/tmp/shop-localstripe")  # nosec B108
+#: Where the shop keeps the local Stripe's state, port, pid, lock, secret and webhooks: private
+#: to the user (``SHOP_LOCAL_STRIPE_DIR``, default ``$XDG_STATE_HOME/shop-localstripe``).
+STATE_DIR = Path(os.environ.get("SHOP_LOCAL_STRIPE_DIR")
+                 or Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "shop-localstripe")
+#: The script that runs localstripe on 127.0.0.1 with its state file in the state directory.
+LAUNCHER = Path(__file__).with_name("localstripe_launch.py")
 #: Seconds a starting localstripe may take to answer.
 START_TIMEOUT = 30.0
 #: The secret and publishable keys the shop uses with localstripe (it accepts any ``sk_``/``pk_`` key).
@@ -78,6 +89,48 @@ def answers(port, timeout=1.0):
         return False
 
 
+def _refuse_foreign(path, st):
+    if st.st_uid != os.getuid():
+        raise LocalStripeError(f"{path} belongs to another user (uid {st.st_uid}); the local Stripe's files "
+                               f"must be this user's own: remove it, or set SHOP_LOCAL_STRIPE_DIR.")
+
+
+def private_dir(path):
+    """Create ``path`` (a ``Path``) as a directory only this user can enter (0700), or make an
+    existing one so. Raises ``LocalStripeError`` when it is not a directory (a symlink
+    included), belongs to another user, or cannot be created."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = path.lstat()
+    except OSError as exc:
+        raise LocalStripeError(f"The local Stripe's directory {path} cannot be created ({exc.strerror}); "
+                               f"set SHOP_LOCAL_STRIPE_DIR.") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise LocalStripeError(f"{path} is not a directory; the local Stripe needs one of its own.")
+    _refuse_foreign(path, st)
+    if st.st_mode & 0o077:
+        path.chmod(0o700)
+
+
+def private_file(path):
+    """Create ``path`` empty with mode 0600 unless it exists; an existing one must be this
+    user's own regular file (not a symlink) and is made 0600. Raises ``LocalStripeError``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise LocalStripeError(f"{path} cannot be opened as the local Stripe's own file "
+                               f"({exc.strerror}); remove it.") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise LocalStripeError(f"{path} is not a regular file; remove it.")
+        _refuse_foreign(path, st)
+        if st.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
 def _is_localstripe(pid):
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -91,6 +144,8 @@ class LocalStripe:
 
     def __init__(self, state_dir=None):
         self.state_dir = Path(state_dir or STATE_DIR)
+        self.state_file = self.state_dir / "localstripe.pickle"
+        self.secret_path = self.state_dir / "webhook_secret"
         self.port_path = self.state_dir / "port"
         self.state_path = self.state_dir / "server.json"
         self.webhooks_path = self.state_dir / "webhooks.json"
@@ -98,8 +153,8 @@ class LocalStripe:
 
     @contextlib.contextmanager
     def _lock(self):
+        private_dir(self.state_dir)
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
             handle = open(self.state_dir / "server.lock", "a")
         except OSError as exc:
             raise LocalStripeError(f"The local Stripe's directory {self.state_dir} is not writable "
@@ -146,15 +201,18 @@ class LocalStripe:
                 raise LocalStripeError(
                     f"Port {port}, kept in {self.port_path} for the local Stripe, is taken by another program; "
                     f"stop it, or delete that file to choose a new port.")
+            # Checked before localstripe reads it, since it unpickles whatever is there.
+            if self.state_file.exists() or self.state_file.is_symlink():
+                private_file(self.state_file)
             try:
                 self._start(port)
             except LocalStripeError:
                 if not self._state_file_broken():
                     raise
-                aside = STATE_FILE.with_name(f"localstripe.pickle.broken-{int(time.time())}")
-                STATE_FILE.replace(aside)
+                aside = self.state_file.with_name(f"localstripe.pickle.broken-{int(time.time())}")
+                self.state_file.replace(aside)
                 logger.warning("localstripe could not read %s (cut short by a kill?): moved to %s, "
-                               "starting with no history.", STATE_FILE, aside)
+                               "starting with no history.", self.state_file, aside)
                 self._start(port)
             self._register_all(port)
             return base_url(port)
@@ -164,12 +222,13 @@ class LocalStripe:
             tail = self.log_path.read_text(errors="replace")[-3000:]
         except OSError:
             return False
-        return STATE_FILE.exists() and any(word in tail for word in ("UnpicklingError", "EOFError", "pickle"))
+        return self.state_file.exists() and any(word in tail for word in ("UnpicklingError", "EOFError", "pickle"))
 
     def _start(self, port):
+        private_file(self.log_path)
         with open(self.log_path, "ab") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "localstripe", "--port", str(port)], cwd=self.state_dir,
+                [sys.executable, "-I", str(LAUNCHER), str(self.state_file), "--port", str(port)], cwd=self.state_dir,
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 close_fds=True,
             )
@@ -189,6 +248,21 @@ class LocalStripe:
                                f"within {START_TIMEOUT:.0f} s; see {self.log_path}.")
 
     # -- webhooks -------------------------------------------------------------------
+
+    def webhook_secret(self):
+        """The secret (str, ``whsec_`` + 48 hex digits) this local Stripe's webhook events are
+        signed with: made at random the first time and kept in ``webhook_secret`` (0600)."""
+        try:
+            return self.secret_path.read_text().strip()
+        except FileNotFoundError:
+            pass
+        with self._lock():
+            if not self.secret_path.exists():
+                tmp = self.secret_path.with_suffix(f".{os.getpid()}.tmp")
+                private_file(tmp)
+                tmp.write_text(f"whsec_{secrets.token_hex(24)}\n")
+                tmp.replace(self.secret_path)
+        return self.secret_path.read_text().strip()
 
     def _webhooks(self):
         try:
@@ -217,6 +291,7 @@ class LocalStripe:
             hooks = self._webhooks()
             hooks[name] = {"url": url, "secret": secret}
             tmp = self.webhooks_path.with_suffix(f".{os.getpid()}.tmp")
+            private_file(tmp)  # it holds the secrets
             tmp.write_text(json.dumps(hooks))
             tmp.replace(self.webhooks_path)
         port = urllib.parse.urlsplit(self.ensure_running()).port

@@ -33,13 +33,15 @@ from .payments import get_provider, shop_id
 
 logger = logging.getLogger(__name__)
 
-#: The webhook secret the shop registers with the local Stripe (a fake: no money moves there).
-LOCAL_WEBHOOK_SECRET = "whsec_localstripe_shop"
-
-
 def webhook_secret():
-    """``STRIPE_WEBHOOK_SECRET``, or with the local Stripe the secret registered with it."""
-    return settings.STRIPE_WEBHOOK_SECRET or ("" if settings.STRIPE_SECRET_KEY else LOCAL_WEBHOOK_SECRET)
+    """The secret (str) events must be signed with: ``STRIPE_WEBHOOK_SECRET``; or, on the local
+    Stripe, the one made at random for its state directory (``LocalStripe.webhook_secret``),
+    never a constant a forged event could be signed with; "" with a real key and no secret."""
+    if settings.STRIPE_WEBHOOK_SECRET or settings.STRIPE_SECRET_KEY:
+        return settings.STRIPE_WEBHOOK_SECRET
+    from .stripelocal import LocalStripe
+
+    return LocalStripe().webhook_secret()
 
 
 @csrf_exempt

@@ -130,12 +130,12 @@ def prepare_payments(site_url=None):
     import hashlib
 
     from orders.stripelocal import LocalStripe, LocalStripeError
-    from orders.webhooks import LOCAL_WEBHOOK_SECRET
 
     url = (site_url or settings.SHOP_SITE_URL).rstrip("/") + "/stripe/webhook/"
     try:
         # One endpoint per address (a shop restarted on it replaces its own registration).
-        LocalStripe().register_webhook(f"shop-{hashlib.sha1(url.encode(), usedforsecurity=False).hexdigest()[:12]}", url,
-                                       LOCAL_WEBHOOK_SECRET)
+        local = LocalStripe()
+        local.register_webhook(f"shop-{hashlib.sha1(url.encode(), usedforsecurity=False).hexdigest()[:12]}", url,
+                               local.webhook_secret())
     except (LocalStripeError, OSError) as exc:
         logger.warning("The local Stripe's webhook was not registered (%s); checkout starts it when needed.", exc)

@@ -12,7 +12,7 @@ import pytest
 from orders.checkout import place_order
 from orders.models import Order, PaymentAttempt, PaymentEvent
 from orders.payments import StripeProvider, shop_id
-from orders.webhooks import LOCAL_WEBHOOK_SECRET
+from orders.stripelocal import LocalStripe
 from tests.orders.test_payment_recovery import AnswerLost, Crash, assert_settled
 from tests.support.inventory import cart_doc
 from tests.support.payments import card_token, charges
@@ -20,8 +20,10 @@ from tests.support.payments import card_token, charges
 URL = "/stripe/webhook/"
 
 
-def signed(event, secret=LOCAL_WEBHOOK_SECRET, at=None):
-    """``(body, Stripe-Signature header)`` as Stripe signs an event: HMAC-SHA256 of "t.body"."""
+def signed(event, secret=None, at=None):
+    """``(body, Stripe-Signature header)`` as Stripe signs an event: HMAC-SHA256 of "t.body"
+    (``secret`` default: the local Stripe's own)."""
+    secret = LocalStripe().webhook_secret() if secret is None else secret
     body = json.dumps(event)
     at = int(time.time()) if at is None else at
     signature = hmac.new(secret.encode(), f"{at}.{body}".encode(), hashlib.sha256).hexdigest()
@@ -119,12 +121,10 @@ def test_the_local_stripe_delivers_the_event_that_places_the_order(live_server, 
     """The whole path: localstripe signs and posts ``payment_intent.succeeded`` to the shop's
     endpoint (registered as the shop registers it at start), and the order is placed although
     the checkout died before recording the payment."""
-    from orders.stripelocal import LocalStripe
-
     # One registration per test process (a later run replaces it): the machine's one localstripe
     # posts every event to every endpoint, and each shop ignores the events of others.
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    LocalStripe().register_webhook(f"tests-{worker}", f"{live_server.url}{URL}", LOCAL_WEBHOOK_SECRET)
+    LocalStripe().register_webhook(f"tests-{worker}", f"{live_server.url}{URL}", LocalStripe().webhook_secret())
     with pytest.raises(Crash):
         place_order(cart_id, AnswerLost(), card_token(), "Ada", "ada@example.com")
     deadline = time.monotonic() + 20

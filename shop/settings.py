@@ -349,6 +349,8 @@ if SHOP_DEBUG_TOOLBAR:
     INSTALLED_APPS += ["debug_toolbar", "django_mongodb_extensions"]
     MIDDLEWARE.insert(1, "debug_toolbar.middleware.DebugToolbarMiddleware")
     INTERNAL_IPS = ["127.0.0.1", "::1"]
+    # Shut on a first visit (a handle at the side): open, it covers "Sign in" and the cart.
+    DEBUG_TOOLBAR_CONFIG = {"SHOW_COLLAPSED": True}
     DEBUG_TOOLBAR_PANELS = [
         "debug_toolbar.panels.history.HistoryPanel",
         "debug_toolbar.panels.versions.VersionsPanel",

@@ -48,6 +48,8 @@ def test_the_toolbar_lists_the_requests_mongodb_commands():
     # The page keeps its CSP, and the toolbar loads only the shop's own script and styles.
     assert "script-src 'self'" in answer["csp"] and "unsafe-inline" not in answer["csp"]
     assert 'src="/static/debug_toolbar/js/toolbar.js"' in answer["html"]
+    # Shut until asked for: open at a first visit, it covered the header's "Sign in" and cart.
+    assert 'data-default-show="false"' in answer["html"]
     panel = answer["panel"]
     # The category manager's raw pymongo reads (find_one by slug, the subtree, the top level)...
     assert "db.categories.find(" in panel and "&quot;slug&quot;: &quot;rock&quot;" in panel

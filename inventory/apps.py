@@ -6,3 +6,6 @@ class InventoryConfig(AppConfig):
 
     name = "inventory"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
+
+    def ready(self):
+        from . import checks  # noqa: F401  (registers the system checks)

@@ -31,17 +31,22 @@ def _address(request):
     return client_key(request) or "unknown"
 
 
-def units_cap(sku):
-    """The units of ``sku`` one client may hold in its carts (int >= 1):
-    ``CART_MAX_SKU_SHARE_PER_CLIENT`` percent of the units stocked (available and
-    reserved; rounded down, at least 1), never more than ``CART_MAX_SKU_UNITS_PER_CLIENT``
-    (which alone applies to a SKU without a stock document). One read."""
+def cap_for_stock(stocked):
+    """The units one client may hold of a SKU with ``stocked`` units (int, or None for a SKU
+    without a stock document): ``CART_MAX_SKU_SHARE_PER_CLIENT`` percent of them (rounded
+    down, at least 1), never more than ``CART_MAX_SKU_UNITS_PER_CLIENT``, which alone applies
+    without a stock document. An int >= 1; no read."""
     absolute = settings.CART_MAX_SKU_UNITS_PER_CLIENT
-    stocked = Inventory.objects.stocked(sku)
     share = None if stocked is None else stocked * settings.CART_MAX_SKU_SHARE_PER_CLIENT // 100
     if share is None or share >= stocked:  # a share of all the stock limits nothing the stock does not
         return absolute
     return max(1, min(absolute, share))
+
+
+def units_cap(sku):
+    """The units of ``sku`` one client may hold in its carts (int >= 1): ``cap_for_stock`` of
+    its units stocked (available and reserved). One read."""
+    return cap_for_stock(Inventory.objects.stocked(sku))
 
 
 def take_units(request, sku, qty):

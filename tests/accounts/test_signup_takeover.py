@@ -66,3 +66,12 @@ def test_a_forged_or_expired_link_is_refused(settings):
     assert Client().get(link).status_code == 400
     assert Client().post(link, {"password": OWNER}).status_code == 400
     assert not get_user_model().objects.get(username=EMAIL).is_active
+
+
+def test_pending_sign_ups_are_deleted_once_their_links_are_long_dead(settings):
+    from accounts.indexes import PENDING_SIGNUP_SECONDS
+    from core.mongo import get_collection
+
+    index = get_collection("pending_signups").index_information()["pending_signup_expiry"]
+    assert index["key"] == [("created_at", 1)]
+    assert index["expireAfterSeconds"] == PENDING_SIGNUP_SECONDS > settings.PASSWORD_RESET_TIMEOUT

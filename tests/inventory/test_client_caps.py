@@ -156,3 +156,18 @@ def test_client_key_stands_an_ipv6_address_for_its_network(rf, settings):
     assert key("203.0.113.9") == "203.0.113.9" and key("::ffff:203.0.113.9") == "203.0.113.9"
     settings.SHOP_IPV6_PREFIX = 48
     assert key("2001:db8:1:2::1") == key("2001:db8:1:ffff::1") == "2001:db8:1::"
+
+
+def test_a_cap_that_lets_one_client_hold_the_default_stock_is_warned_of(settings):
+    from django.core import checks
+
+    from inventory.checks import check_client_cap
+
+    assert check_client_cap in checks.registry.registry.get_checks()
+    settings.INVENTORY_DEFAULT_STOCK = 20
+    settings.CART_MAX_SKU_SHARE_PER_CLIENT, settings.CART_MAX_SKU_UNITS_PER_CLIENT = 25, 10
+    assert check_client_cap() == []  # 5 of 20
+    settings.CART_MAX_SKU_SHARE_PER_CLIENT = 100  # the share limits nothing: 10 of 20 still
+    assert check_client_cap() == []
+    settings.CART_MAX_SKU_UNITS_PER_CLIENT = 20  # the finding: a cap equal to the stock
+    assert [warning.id for warning in check_client_cap()] == ["inventory.W001"]

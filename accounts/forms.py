@@ -115,12 +115,10 @@ class ShopPasswordResetForm(PasswordResetForm):
         return (user for user in users if user.has_usable_password())
 
     def save(self, **options):
-        """Django's ``save`` with ``domain_override`` and ``use_https`` from ``SHOP_SITE_URL``."""
+        """Django's ``save`` with ``domain_override`` and ``use_https`` from ``SHOP_SITE_URL``,
+        run after the response (``core.afterresponse``): looking the address up, rendering and
+        sending the e-mail would each make the answer slower only for an address with an
+        account (a matched document alone costs the local server about 0.4 ms more)."""
         site = urlsplit(settings.SHOP_SITE_URL)
         options.update(domain_override=site.netloc, use_https=site.scheme == "https")
-        return super().save(**options)
-
-    def send_mail(self, *args, **kwargs):
-        """Django's ``send_mail``, after the response (``core.afterresponse``): rendering and
-        sending the e-mail would make the answer slower only for an address with an account."""
-        after_response(super().send_mail, *args, **kwargs)
+        after_response(super().save, **options)

@@ -8,9 +8,14 @@ this process that takes ``--mail-delay-ms`` to accept each message, as a real
 mail relay does. One account exists (``ada@example.com``). Then ``--rounds``
 times each, in alternation: GET the reset form, time its POST for the account's
 address and for an unknown one. Prints the median answer time of each kind, their
-difference in percent, and whether it is within 10 %. The e-mails are sent after
-the response (``core.afterresponse``); sent within it, the account's answers
-would take the relay's delay longer. Bounded; loopback only.
+difference in percent, and whether it is within 10 %. The address is looked up
+and its e-mail sent after the response (``core.afterresponse``); done within it,
+the account's answers took the relay's delay longer. Bounded; loopback only.
+
+Measured (2026-11-29, 2 cores busy with a test run): e-mail sent in the request,
+82.3 ms against 23.9 ms; e-mail after the response, 20.9 against 18.5 ms (12.7 %:
+the look-up of a matched account still cost more); look-up and e-mail after the
+response, 45.7 against 44.9 ms (1.9 %).
 """
 
 import argparse

@@ -88,8 +88,9 @@ def test_the_card_goes_to_stripe_and_only_the_token_to_the_shop(browser, shop):
     posted = dict(urllib.parse.parse_qsl(checkout, keep_blank_values=True))
     assert posted["stripe_token"].startswith("tok_")  # ... and the shop got a token
     assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "name", "email", "ship-name", "ship-line1",
-                           "ship-line2", "ship-city", "ship-postcode", "ship-country",
-                           "confirmed_total"}  # the total the page showed (honest prices), no card data
+                           "ship-line2", "ship-city", "ship-postcode", "ship-country", "ship-region",
+                           "ship-vat_number",  # the tax destination (taxes app)
+                           "confirmed_total", "priced_for"}  # the total the page showed and what it was priced for; no card data
 
 
 def test_a_declined_card_says_so_and_keeps_the_cart(browser, shop):

@@ -83,8 +83,10 @@ def category(request, slug):
 def product(request, sku):
     """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
     first category; a product with variants offers them (each with its price and stock) in
-    its add-to-cart form, ``?variant=<SKU>`` choosing one (else the first still in stock). A
-    variant's SKU redirects to its product's page with it chosen.
+    its add-to-cart form, ``?variant=<SKU>`` choosing one (else the first still in stock), and
+    the page's price, was-price, SKU and stock line are the chosen variant's
+    (``static/shop/variants.js`` changes them with the choice). A variant's SKU redirects to
+    its product's page with it chosen.
 
     Two reads (the product with its stock in one aggregation; its categories
     with the top ones), and one write: the product view event (analytics).
@@ -94,6 +96,7 @@ def product(request, sku):
     except Product.DoesNotExist:
         return _variant_page(sku)
     product_viewed.send(sender=Product, product=item, request=request)
+    chosen_sku = chosen_variant(item.variants, request.GET.get("variant"))
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
     return render(request, "catalog/product.html", {
@@ -102,7 +105,9 @@ def product(request, sku):
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
-        "chosen_sku": chosen_variant(item.variants, request.GET.get("variant")),
+        "chosen_sku": chosen_sku,
+        # What the price, SKU and stock line show: the chosen variant, else the product.
+        "shown": next((v for v in item.variants or () if v.sku == chosen_sku), item),
         "cache_scope": (*product_scope([item.sku]), TREE),
     })
 

@@ -210,3 +210,36 @@ def test_restock_takes_a_variant_sku_and_refuses_the_page_sku():
     with pytest.raises(CommandError, match="sells only theirs"):
         call_command("restock", "LTBR", "4", stdout=StringIO())
     assert inventory("LTBR") is None
+
+
+def headline(page):
+    """``(price, was, save, SKU, stock line)`` as the product page shows them above its form."""
+    def text(pattern):
+        found = re.search(pattern, page, re.S)
+        return found.group(1).strip() if found else None
+
+    return (text(r"<span data-variant-price>([^<]*)</span>"), text(r"<s data-variant-was[^>]*>([^<]*)</s>"),
+            text(r"<em data-variant-save[^>]*>([^<]*)</em>"), text(r"<span data-variant-sku>([^<]*)</span>"),
+            text(r'id="stock-status">([^<]*)</p>'))
+
+
+def test_the_page_shows_the_chosen_variants_price_sku_and_stock(client, settings):
+    settings.STOCK_LOW_THRESHOLD = 5
+    product = make_album(stock=(1, 20, 0))
+    product.variants[1].pricing = Pricing.from_prices(2999, 2499)  # Vinyl, on offer
+    product.save()
+    vinyl = client.get("/p/LTBR/?variant=LTBR-LP").content.decode()
+    assert headline(vinyl) == ("$24.99", "$29.99", "you save $5.00 (16%)", "LTBR-LP", "In stock")
+    assert vinyl.count(">In stock<") == 1  # one stock line; the options say only "Only 1 left"...
+    assert "Only 1 left" in vinyl and "Sold out" in vinyl  # ... and "Sold out"
+    cd = client.get("/p/LTBR/?variant=LTBR-CD").content.decode()
+    assert headline(cd) == ("$12.99", "", "", "LTBR-CD", "Only 1 left")
+    # A sold-out variant asked for: the first in stock is chosen and shown.
+    assert headline(client.get("/p/LTBR/?variant=LTBR-DL").content.decode())[3] == "LTBR-CD"
+
+
+def test_a_product_without_variants_shows_its_own_sku_once(client):
+    make_product("Plain", sku="PLAIN-1")
+    Inventory.objects.ensure_stock(["PLAIN-1"], 20)
+    page = client.get("/p/PLAIN-1/").content.decode()
+    assert headline(page)[3] == "PLAIN-1" and page.count("PLAIN-1</span>") == 1

@@ -53,3 +53,18 @@ def test_choosing_a_variant_on_a_phone(live_server, browser, album, axe_source, 
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
         assert serious_violations(browser, axe_source) == []
     assert csp_reports(browser) == []
+
+
+def test_the_headline_follows_the_choice_and_the_address_names_it(live_server, browser, album):
+    browser.get(live_server.url + "/p/LTBR/")
+    text = {name: (lambda selector: lambda: browser.find_element("css selector", selector).text)(selector)
+            for name, selector in [("price", "[data-variant-price]"), ("sku", "[data-variant-sku]"),
+                                   ("stock", "#stock-status")]}
+    assert (text["price"](), text["sku"]()) == ("$12.99", "LTBR-CD")
+    browser.find_element("css selector", "label[for=variant-2]").click()  # Vinyl
+    assert (text["price"](), text["sku"]()) == ("$24.99", "LTBR-LP")
+    assert text["stock"]() == browser.find_element("css selector", "input[value=LTBR-LP]").get_attribute("data-stock")
+    assert browser.current_url.endswith("/p/LTBR/?variant=LTBR-LP")
+    browser.refresh()  # the server renders the same choice from the address
+    assert (text["price"](), text["sku"]()) == ("$24.99", "LTBR-LP")
+    assert csp_reports(browser) == []

@@ -76,5 +76,7 @@ def test_the_storefront_says_whether_prices_include_tax(client, chinook, setting
     url = Product.objects.get(sku=SKU).get_absolute_url()
     settings.SHOP_PRICES_INCLUDE_TAX = False
     assert "plus tax" in client.get(url).content.decode()
+    assert "prices plus tax" in client.get("/c/rock/").content.decode()  # the listings say it once
     settings.SHOP_PRICES_INCLUDE_TAX = True
     assert "incl. VAT" in client.get(url).content.decode()
+    assert "prices incl. VAT" in client.get("/c/rock/").content.decode()

@@ -47,9 +47,13 @@ def wait_for_3d_secure(browser, answer):
         lambda driver: [b for b in driver.find_elements("tag name", "button") if b.text == answer])[0]
     from selenium.webdriver.support import expected_conditions
 
-    button.click()
+    from selenium.common.exceptions import WebDriverException
 
-    WebDriverWait(browser, 30).until(expected_conditions.staleness_of(page))
+    button.click()
+    # chromedriver may answer 'unhandled inspector error' while the page unloads (seen in CI):
+    # keep waiting, as click_and_wait does.
+    WebDriverWait(browser, 30, ignored_exceptions=(WebDriverException,)).until(
+        expected_conditions.staleness_of(page))
 
 
 @pytest.fixture

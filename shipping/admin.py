@@ -33,18 +33,22 @@ class ShippingZoneAdmin(admin.ModelAdmin):
     inlines = [ShippingMethodInline]
 
     def get_queryset(self, request):
+        """The zones with their methods prefetched (one more read for the whole list)."""
         return super().get_queryset(request).prefetch_related("methods")  # one read for the list's methods
 
     @admin.display(description="countries")
     def country_list(self, zone):
+        """The zone's country codes, or "every other" for the rest of world."""
         return ", ".join(zone.countries or []) or ("every other" if zone.rest_of_world else "")
 
     @admin.display(description="postcodes")
     def prefix_list(self, zone):
+        """The zone's postcode prefixes ("" for the whole countries)."""
         return ", ".join(zone.postcode_prefixes or [])
 
     @admin.display(description="methods")
     def method_list(self, zone):
+        """Each method's name, pricing and free-shipping threshold (dollars)."""
         return "; ".join(f"{method.name} ({method.get_pricing_display().split(' (')[0].lower()}"
                          f"{', free from ' + display(method.free_over) if method.free_over is not None else ''})"
                          for method in zone.methods.all())

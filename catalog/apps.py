@@ -12,8 +12,8 @@ class CatalogConfig(AppConfig):
         """Connect the ORM's saves and deletes of categories and deletes of products to the
         catalog's write owner (``catalog/receivers.py``), once each however often ``ready``
         runs (a product's save does its own, ``Product.save``)."""
-        from .models import Category, Product
-        from .receivers import category_changed, product_deleted, product_deleting
+        from catalog.models import Category, Product
+        from catalog.receivers import category_changed, product_deleted, product_deleting
 
         for signal in (post_save, post_delete):
             signal.connect(category_changed, sender=Category,

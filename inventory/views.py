@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from catalog.models import Product
-from catalog.variants import variant_url
+from catalog.products.variants import variant_url
 
 from . import limits
 from .forms import LineForm, RemoveForm

@@ -9,8 +9,8 @@ from django.utils.formats import date_format
 from django.conf import settings
 from django.utils.html import format_html
 
-from catalog.gallery import cover_alt
-from catalog.images import generated_cover_uri
+from catalog.media.gallery import cover_alt
+from catalog.media.covers import generated_cover_uri
 
 register = template.Library()
 

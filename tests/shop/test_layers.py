@@ -30,7 +30,7 @@ def test_the_kernel_imports_no_app_and_not_the_project():
 
 def test_the_catalog_cache_and_managers_do_not_import_the_models():
     # catalog.models imports the managers; the managers reach sibling models by name
-    # (catalog.managers.siblings) and the cache gets its version reader from the middleware.
+    # (catalog.store.siblings) and the cache gets its version reader from the middleware.
     paths = [BASE_DIR / "catalog" / "cache.py", *sorted((BASE_DIR / "catalog" / "managers").glob("*.py"))]
     offending = []
     for path in paths:

@@ -1,0 +1,14 @@
+"""Template context for every page."""
+
+from django.utils.functional import SimpleLazyObject
+
+
+def navigation(request):
+    """``top_categories`` for the header navigation.
+
+    Lazy: a view that already read the top categories along with its own
+    query passes ``top_categories`` itself, and this costs no round trip.
+    """
+    from catalog.models import Category
+
+    return {"top_categories": SimpleLazyObject(Category.objects.top_level)}

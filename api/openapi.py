@@ -10,7 +10,7 @@ the API answers by.
 
 from ninja import Path, Query
 
-from catalog.storefront.paginators import MAX_PAGE
+from catalog.listings.paginators import MAX_PAGE
 from catalog.store.subdocuments import MAX_STEPS
 
 from .paths import MAX_PATH_LENGTH

@@ -30,6 +30,7 @@ from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
 from catalog.products.report_manager import CatalogReportManager
 from catalog.store.writes import prepare_product, product_facts, products_changing
+from catalog.products.attributes import clean_details
 
 
 # Tax classes as ``taxes.models.TAX_CLASSES`` (kept here so the catalog imports no app of the
@@ -337,8 +338,6 @@ class Product(models.Model):
         no type has the product's ``type``, ``{code: [...]}`` for the details."""
         from django.core.exceptions import ValidationError
 
-        from catalog.products.attributes import clean_details
-
         product_type = product_type or ProductType.objects.by_name(self.type)
         if product_type is None:
             raise ValidationError({"type": [f"There is no product type named {self.type!r}."]})
@@ -373,7 +372,7 @@ class Product(models.Model):
 
 class CatalogVersion(models.Model):
     """A version of a part of the catalog: ``{name: <scope name>, token}`` (``category:<id>``,
-    ``product:<sku>``, ``navigation``...: ``catalog/storefront/cache.py``), whose ``token`` the writes
+    ``product:<sku>``, ``navigation``...: ``catalog/store/cache.py``), whose ``token`` the writes
     that change that part change (``CatalogVersion.objects.bump``).
 
     The storefront's cache keys carry the tokens of what they show, so a

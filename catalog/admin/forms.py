@@ -25,7 +25,7 @@ from catalog.admin.attribute_fields import details_from_form, field_name, form_f
 from catalog.products.attributes import clean_details
 from catalog.admin.variants import VariantsFormMixin
 from catalog.exceptions import InvalidMove
-from catalog.storefront.ids import as_object_id
+from catalog.store.ids import as_object_id
 from catalog.models import Category, Dimensions, Pricing, Product, ProductType, Shipping
 from catalog.tree.slugs import slug_for
 from catalog.tree.nodes import MOVE_PLACES

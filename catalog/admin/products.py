@@ -31,11 +31,12 @@ from catalog.admin.gallery import ProductImageInline
 from catalog.admin.variants import VariantsAdminMixin
 from catalog.admin.tree import TREE_PAGE_SIZE, CategoryChangeList, move_view
 from catalog.exceptions import CatalogError, CategoryNotEmpty
-from catalog.storefront.ids import as_object_id
+from catalog.store.ids import as_object_id
 from catalog.models import Category, Product, ProductImage, ProductType
 from catalog.admin.types import ProductTypeAdmin  # noqa: F401  (registers the product types' admin)
 from catalog.admin.imports import ProductImportExportMixin
 from core.templatetags.money import money
+from inventory.models import Inventory
 
 
 @admin.register(Category)
@@ -181,8 +182,6 @@ class AvailabilityFilter(admin.SimpleListFilter):
         return [("yes", "in stock"), ("low", "5 or fewer left"), ("no", "out of stock")]
 
     def queryset(self, request, queryset):
-        from inventory.models import Inventory
-
         # ``skus``: a product with variants is in stock when one of its variants is.
         if self.value() == "yes":
             return queryset.filter(skus__overlap=Inventory.objects.skus_available(1))
@@ -197,8 +196,6 @@ class ProductChangeList(ChangeList):
     """The product list, with the stock of the page's SKUs from one more read."""
 
     def get_results(self, request):
-        from inventory.models import Inventory
-
         super().get_results(request)
         self.result_list = list(self.result_list)
         stock = Inventory.objects.stock_many([sku for p in self.result_list for sku in p.sellable_skus])

@@ -18,8 +18,9 @@ from django.core.exceptions import ValidationError
 
 from core.money import cents, dollars
 
-from catalog.models import Pricing, Product, Variant
-from catalog.products.variants import clean_variant_options, product_type_named
+from catalog.models import Pricing, Product, ProductType, Variant
+from catalog.products.variants import clean_variant_options
+from inventory.models import Inventory
 
 #: Variant rows offered empty below the stored ones.
 EXTRA_ROWS = 2
@@ -119,7 +120,7 @@ class VariantsFormMixin:
             self.add_error(None, "Correct the errors in the variants below.")
             return cleaned
         rows = formset.kept_forms()
-        product_type = product_type_named(cleaned.get("type"))
+        product_type = ProductType.objects.by_name(cleaned.get("type"))
         for form in rows:
             try:
                 form.cleaned_data["options"] = clean_variant_options(product_type, form.cleaned_data["options"])
@@ -172,6 +173,4 @@ class VariantsAdminMixin:
         has none (``Inventory.objects.ensure_stock``: one read, and one insert of the new
         ones). A product with variants sells only theirs: its own SKU gets none."""
         super().save_model(request, obj, form, change)
-        from inventory.models import Inventory
-
         Inventory.objects.ensure_stock(obj.sellable_skus, 0)

@@ -6,7 +6,7 @@ than counting the category's products again.
 values: [[code, [[value, n], ...]], ...], counted_at}``. ``part`` is an issue
 decade of ``catalog/listings/facet_parts.py``; ``stamp`` names what the counts were
 counted at: the facet fields and the versions of the part
-(``faceted:<id>:<part>``, ``relisted:<id>``; ``catalog/storefront/cache.py``) read *before*
+(``faceted:<id>:<part>``, ``relisted:<id>``; ``catalog/store/cache.py``) read *before*
 the products were counted. Every write that changes what a part counts bumps one
 of those versions (``catalog/store/writes.py``), so a kept part whose stamp
 is not the current one is never shown: it is counted again and kept over. A

@@ -12,7 +12,7 @@ Grouping by the whole list gives a few distinct lists, split here, with
 the same counts on any server; a product counts once per distinct value.) Each facet's counts apply the other
 facets' choices and not its own (the usual faceting rule: a shopper sees
 what choosing one more value of a facet would add). The result is cached
-with the listing, under its scope's versions (``catalog/storefront/cache.py``).
+with the listing, under its scope's versions (``catalog/store/cache.py``).
 
 Stock is never cached with it: "in stock" counts the products whose SKU is
 not sold out (``sold_out_skus``: no units available, or a product whose
@@ -23,9 +23,10 @@ inventory and cached for ``IN_STOCK_SECONDS`` only (``in_stock_count``).
 from django.conf import settings
 from django.core.cache import caches
 
-from catalog.storefront.cache import cache_key, cached, catalog_version
+from catalog.store.cache import cache_key, cached, catalog_version
 from catalog.listings.facets import PRICE_BANDS
 from catalog.listings.facet_parts import FacetPartsMixin
+from inventory.models import Inventory
 
 #: How long an "in stock" count is kept (seconds): the count may be this late; the filter
 #: itself (``in_stock=1``) reads the sold-out SKUs on every request.
@@ -69,7 +70,7 @@ class FacetsMixin(FacetPartsMixin):
 
     def facet_counts(self, stages, fields, filters, scope):
         """The counts of a listing's facets: one aggregation, cached with the listing (``scope``:
-        its cache scope, ``catalog.storefront.cache.listing_scope``).
+        its cache scope, ``catalog.store.cache.listing_scope``).
 
         ``stages``: the listing's filters (a list of ``$match`` filters, the
         first served by an index: ``{listed_in: id}``, ``{keywords: word}``);
@@ -130,8 +131,6 @@ class FacetsMixin(FacetPartsMixin):
         record of its own SKU): one read of the inventory, and when something is sold out one
         read of the products selling those SKUs (on the ``skus`` index); never cached. A
         product without a stock record is not among them."""
-        from inventory.models import Inventory
-
         sold_out = set(Inventory.objects.skus_available(at_least=0, at_most=0))
         if sold_out:
             sellers = self.read_collection.find({"skus": {"$in": sorted(sold_out)}}, {"sku": 1, "variants.sku": 1})

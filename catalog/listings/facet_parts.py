@@ -31,7 +31,7 @@ never counted) by reading the whole category's products.
 import datetime
 import hashlib
 
-from catalog.storefront.cache import UNSET, cached_many, faceted_part_scope, relisted_scope, versions
+from catalog.store.cache import UNSET, cached_many, faceted_part_scope, relisted_scope, versions
 from catalog.listings.facets import band_of
 from catalog.store.siblings import catalog_model
 
@@ -104,7 +104,7 @@ def _values_at(document, path):
 
 def part_scope(category_id, part):
     """The versions ``part`` of ``category_id``'s facet counts is kept under: its decade's
-    and the category's relisting's (``catalog/storefront/cache.py``)."""
+    and the category's relisting's (``catalog/store/cache.py``)."""
     return (*faceted_part_scope([category_id], [part]), *relisted_scope([category_id]))
 
 

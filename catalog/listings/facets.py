@@ -19,7 +19,8 @@ counts and the listing's extra filters together for a view.
 from dataclasses import dataclass, field
 
 from catalog.products.attributes import attr
-from catalog.storefront.cache import cached, prefetch
+from catalog.store.siblings import catalog_model
+from catalog.store.cache import cached, prefetch
 
 #: The price bands: ``(URL value, label, lowest cents, highest cents excluded or None)``.
 PRICE_BANDS = [
@@ -41,9 +42,9 @@ SHOWN_VALUES = 20
 
 
 def _types():
-    from catalog.models import ProductType
-
-    return ProductType.objects
+    # By name (catalog.store.siblings): catalog.models imports the listings' managers, which
+    # import this module.
+    return catalog_model("ProductType").objects
 
 
 def facet_fields():
@@ -195,7 +196,7 @@ class FacetPanel:
     a tuple, so it keys a cached fragment: only known values are in it) and ``key``: what
     the checkboxes show besides catalog data (the listing's filters, the choice, the
     in-stock count), the key of their ``catalog_fragment``, whose scope is ``scope`` (the
-    listing's, ``catalog.storefront.cache.listing_scope``)."""
+    listing's, ``catalog.store.cache.listing_scope``)."""
 
     groups: list
     bands: list
@@ -219,7 +220,7 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
 
     ``params`` is the request's QueryDict, ``stages`` the listing's
     ``$match`` filters (a list), ``manager`` ``Product.objects``, ``scope``
-    the cache scope of its counts (``catalog.storefront.cache.facets_scope`` of a category
+    the cache scope of its counts (``catalog.store.cache.facets_scope`` of a category
     page, ``listing_scope`` with a price range, a search's words); ``keep``
     the parameters the facet form carries along unchanged. The returned
     stages narrow the listing by the choice (``refine``). Costs, when

@@ -1,7 +1,7 @@
 """``Product.objects``' category listings: a page of a category's products in a sort, kept in
 two layers so that an edit re-reads what it changes and not the sort.
 
-A page of a category's listing is cached twice (``catalog/storefront/cache.py``):
+A page of a category's listing is cached twice (``catalog/store/cache.py``):
 
 - its *order*, the ids and prices of the page's products, which is what
   costs: the local server reads and sorts every product of the category
@@ -25,7 +25,7 @@ import datetime
 
 from core import clock
 
-from catalog.storefront.cache import ISSUED, cached, category_scope, listing_scope, order_scope, prices_scope, shown_products
+from catalog.store.cache import ISSUED, cached, category_scope, listing_scope, order_scope, prices_scope, shown_products
 from catalog.listings.cards import CardList
 from catalog.listings.query import CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, ProductListing, category_match, page_hint
 from catalog.store.siblings import catalog_model

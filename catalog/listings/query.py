@@ -7,7 +7,7 @@ price filter (a kept count, and newest first a window of issue dates);
 ``ProductListing`` serves price-filtered category pages and search (count
 and page in one aggregation). ``len()`` is the count, a slice is one
 page. The manager caches both by the catalog's version
-(``catalog/storefront/cache.py``) and reads the page's stock on every request
+(``catalog/store/cache.py``) and reads the page's stock on every request
 (``ProductManager.with_availability``): stock is never cached.
 
 Used by ``ProductManager`` (``catalog/products/manager.py``), search
@@ -16,8 +16,8 @@ Used by ``ProductManager`` (``catalog/products/manager.py``), search
 
 from pymongo import ASCENDING, DESCENDING
 
-from catalog.storefront.cache import savings_scope, shown_products
-from catalog.storefront.paginators import clamp_page
+from catalog.store.cache import savings_scope, shown_products
+from catalog.listings.paginators import clamp_page
 
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
 SORTS = {
@@ -78,7 +78,7 @@ class ProductQuery:
 
     ``count()`` is one ``count_documents`` and each page one aggregation
     (match, sort, skip, limit), both on the read preference's members and
-    cached under its ``scope`` (``catalog/storefront/cache.py``); the page's stock is one more read, on
+    cached under its ``scope`` (``catalog/store/cache.py``); the page's stock is one more read, on
     every request. A
     ``match`` of None is a query that matches nothing (no round trip).
     Products come with the card fields and ``available``.
@@ -91,7 +91,7 @@ class ProductQuery:
         self.match = match
         self.sort = sort
         self.projection = projection or CARD_FIELDS
-        # What its cached reads are keyed by (``catalog/storefront/cache.py``): its categories' versions
+        # What its cached reads are keyed by (``catalog/store/cache.py``): its categories' versions
         # for a category listing, ``products`` for a listing across categories.
         self.scope = tuple(scope)
         self._total = None

@@ -8,7 +8,7 @@ builders; the words come from ``catalog/products/keywords.py``, the ranking from
 
 from pymongo import ASCENDING
 
-from catalog.storefront.cache import PRODUCTS, shown_products, words_scope
+from catalog.store.cache import PRODUCTS, shown_products, words_scope
 from catalog.products.keywords import prefix_range, search_words
 from catalog.listings.query import SORTS, ProductListing, ProductQuery, page_hint
 from catalog.listings.ranking import RANK_FIELDS, search_ranking
@@ -71,7 +71,7 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     if not words:
         return ProductQuery(manager, None, [])
     # By relevance, the page depends on which products have the words, their searchable text
-    # and what is shown of them; by price or date on any product's (``catalog/storefront/cache.py``).
+    # and what is shown of them; by price or date on any product's (``catalog/store/cache.py``).
     # Narrowed by facets, on any product's (a price or a genre decides what shows).
     relevance = sort == "relevance" and not refined
     scope = words_scope(words) if relevance else (PRODUCTS,)

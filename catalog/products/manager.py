@@ -17,7 +17,7 @@ from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
 from catalog.listings.query import CARD_FIELD_NAMES, SORTS, DealsListing, ProductQuery
-from catalog.storefront.cache import PRODUCTS, cached, cached_many, product_scope, savings_part_scope, savings_scope, words_scope
+from catalog.store.cache import PRODUCTS, cached, cached_many, product_scope, savings_part_scope, savings_scope, words_scope
 from catalog.listings.cards import CardList
 from catalog.listings.ranking import what_matched
 from catalog.products.keywords import search_words
@@ -31,6 +31,7 @@ from catalog.products.sku_writes import ProductImportsMixin
 from catalog.store.subdocument_reads import SubdocumentMixin
 from catalog.store.siblings import catalog_model
 from catalog.store import writes
+from inventory.models import Inventory
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         """The product with ``sku`` and its ``available`` units (int, None without a stock
         record), for the product page.
 
-        The product comes from the catalog cache (``catalog/storefront/cache.py``;
+        The product comes from the catalog cache (``catalog/store/cache.py``;
         one read when it is not there), its stock from the inventory on every
         call (one read, ``with_availability``). Raises ``Product.DoesNotExist``.
         """
@@ -101,8 +102,6 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         it changes with every cart. Returns ``documents``."""
         if not documents:
             return documents
-        from inventory.models import Inventory
-
         stock = Inventory.objects.available_many(
             [sku for d in documents for sku in sellable_skus(d["sku"], d.get("variants"))])
         for document in documents:
@@ -131,7 +130,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
 
     def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
         """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
-        listing's: ``catalog/storefront/cache.py``), then read the stock of its products (one read).
+        listing's: ``catalog/store/cache.py``), then read the stock of its products (one read).
         Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
         documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
                            shown)
@@ -346,7 +345,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         The "Product Catalog" use case "Find products sorted by percentage discount descending",
         served by the ``pricing.pct_savings`` index. Ties come in ``_id``
         order. Returns a ``DealsListing``: counted and read per saving, so that a price
-        edit re-reads only the savings it changes (``catalog/storefront/cache.py``).
+        edit re-reads only the savings it changes (``catalog/store/cache.py``).
         """
         return DealsListing(self, int(min_pct_savings), MOST_PCT_SAVINGS)
 

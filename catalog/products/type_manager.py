@@ -5,7 +5,7 @@ A type is one document of ``product_types`` with its attributes embedded
 (``{name, slug, attributes: [{code, label, kind, ...}]}``); a product names
 its type by ``name`` in its ``type`` and holds the values in ``details``
 ("Product Catalog" use case's document shape). Reads within a request come
-from the catalog cache (``catalog/storefront/cache.py``: keyed by the catalog's
+from the catalog cache (``catalog/store/cache.py``: keyed by the catalog's
 version, which every write here changes).
 
 What a change of a type does to the products already stored
@@ -24,7 +24,7 @@ from pymongo import UpdateOne
 
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.storefront.cache import cached
+from catalog.store.cache import cached
 from catalog.store import writes as catalog_writes
 from catalog.store.siblings import catalog_model
 

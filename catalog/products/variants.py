@@ -20,13 +20,6 @@ Functions here touch no database.
 from catalog.products.attributes import clean_variant_options  # noqa: F401  (the admin's variants check options with it)
 
 
-def product_type_named(name):
-    """The product type called ``name`` (``ProductType.objects.by_name``), or None."""
-    from catalog.models import ProductType
-
-    return ProductType.objects.by_name(name)
-
-
 def _get(item, name, default=None):
     """``item[name]`` of a document, or ``item.name`` of a model instance."""
     if isinstance(item, dict):
@@ -94,9 +87,9 @@ def apply_to_product(product):
     product.skus = all_skus(product.sku, product.variants)
     low = cheapest(product.variants)
     if low is not None:
-        from catalog.models import Pricing
-
-        product.pricing = Pricing(list=low.pricing.list, retail=low.pricing.retail,
+        # The embedded model by the field (catalog.models imports this module).
+        pricing = product._meta.get_field("pricing").embedded_model
+        product.pricing = pricing(list=low.pricing.list, retail=low.pricing.retail,
                                   savings=low.pricing.savings, pct_savings=low.pricing.pct_savings)
     return product
 

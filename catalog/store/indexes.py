@@ -8,6 +8,7 @@ migration too (``tests/shop/test_ensure_indexes.py`` fails until migrate makes i
 """
 
 from pymongo import ASCENDING, DESCENDING
+from catalog.listings.facets import facet_fields
 
 # Indexes the sources prescribe. Those Django can declare (slug and SKU
 # unique, the parent foreign key) come from the models themselves.
@@ -67,8 +68,6 @@ def facet_indexes():
     them, ``{"inventory": [qty]}``: the "in stock" facet reads the sold-out SKUs
     (``ProductManager.sold_out_skus``: ``{qty: 0}``) on every request that chooses it,
     which without this index reads the whole inventory."""
-    from catalog.listings.facets import facet_fields
-
     specs = []
     for facet in facet_fields():
         keys = [(facet["field"], ASCENDING)] if facet["many"] else \

@@ -1,7 +1,7 @@
 """``CatalogVersion.objects``: the versions of the parts of the catalog that catalog writes change.
 
 The storefront caches what it reads of categories and products (Django's
-cache framework, ``catalog/storefront/cache.py``) under keys that carry the versions
+cache framework, ``catalog/store/cache.py``) under keys that carry the versions
 of what each read shows (its *scope*: ``category:<id>``, ``product:<sku>``,
 ``navigation``...), so that a cache in one process never serves what
 another process has changed since: every write to ``categories`` or
@@ -26,7 +26,7 @@ from pymongo.errors import BulkWriteError, DuplicateKeyError
 from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.storefront.cache import EPOCH, forget_version
+from catalog.store.cache import EPOCH, forget_version
 
 #: The ``name`` of the epoch's version document (kept for callers of the single version).
 CATALOG = EPOCH
@@ -68,7 +68,7 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
         return self.collection.find_one({"name": EPOCH}, {"token": 1})["token"]
 
     def bump(self, names=(EPOCH,)):
-        """Give the scopes ``names`` (scope names, see ``catalog/storefront/cache.py``; default the epoch:
+        """Give the scopes ``names`` (scope names, see ``catalog/store/cache.py``; default the epoch:
         every cached read) new tokens: one write (a ``bulk_write`` of upserts), none for no
         names. Call it *after* the write to ``categories`` or ``products`` it follows, so
         that a request that reads a new token reads the new data too. Returns

@@ -14,7 +14,7 @@ What a catalog write must also do:
 - the kept facet counts (``FacetCount.objects``), by the versions it bumps, and
   forgotten when product types change (``product_types_changed``);
 - the bump, once it is done, of the versions of what it changed, and only
-  those (``catalog/storefront/cache.py``): a product write bumps its product, the
+  those (``catalog/store/cache.py``): a product write bumps its product, the
   cards of the categories it is listed in before and after, and of those
   what its change moves (their listing when it joins or leaves them, their
   order by title, date or price, their facet counts), and the
@@ -46,7 +46,7 @@ the shop makes none.
 import contextlib
 import datetime
 
-from catalog.storefront.cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+from catalog.store.cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                      faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
                      relisted_scope, savings_part_scope, savings_scope, words_scope)
 from catalog.listings.facets import band_of
@@ -58,6 +58,7 @@ from catalog.listings.search import lower_title
 from catalog.tree.nodes import listed_in
 from catalog.fields import as_stored
 from catalog.products.variants import _get, apply_to_document, apply_to_product
+from core.mongo.documents import model_to_document
 
 
 def _versions():
@@ -97,8 +98,6 @@ def derive_product_fields(document, ancestors):
 def prepare_product(product, using="default"):
     """Before ``Product.save``: ``clean_product``, then the derived fields (one read of its
     categories' ancestors). Returns ``product``."""
-    from core.mongo.documents import model_to_document
-
     clean_product(product)
     apply_to_product(product)  # skus, and the cheapest variant's pricing
     product.title_lower = lower_title(product.title)
@@ -269,8 +268,6 @@ def relisting(category_ids):
 
 def product_facts(product, using="default"):
     """``facts`` of a ``Product`` instance, for ``products_changing``."""
-    from core.mongo.documents import model_to_document
-
     return facts(model_to_document(product, using))
 
 

@@ -1,6 +1,7 @@
 """Template context for every page."""
 
 from django.utils.functional import SimpleLazyObject
+from catalog.models import Category
 
 
 def navigation(request):
@@ -9,6 +10,4 @@ def navigation(request):
     Lazy: a view that already read the top categories along with its own
     query passes ``top_categories`` itself, and this costs no round trip.
     """
-    from catalog.models import Category
-
     return {"top_categories": SimpleLazyObject(Category.objects.top_level)}

@@ -1,6 +1,6 @@
-"""The catalog's middleware: each request's catalog cache scope (``catalog.storefront.cache``)."""
+"""The catalog's middleware: each request's catalog cache scope (``catalog.store.cache``)."""
 
-from catalog.storefront.cache import close_scope, open_scope
+from catalog.store.cache import close_scope, open_scope
 from catalog.models import CatalogVersion
 
 

@@ -6,12 +6,12 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 
 from catalog.tree.breadcrumbs import breadcrumb_list_json_ld, category_crumbs
-from catalog.storefront.cache import TREE, category_page_scope, category_scope, facets_scope, listing_scope, product_scope
+from catalog.store.cache import TREE, category_page_scope, category_scope, facets_scope, listing_scope, product_scope
 from catalog.listings.facets import facet_panel
 from catalog.storefront.filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
 from catalog.listings.query import DEFAULT_SORT, SORT_LABELS, SORTS
 from catalog.models import Category, Product, ProductType
-from catalog.storefront.paginators import page_number, paginate
+from catalog.listings.paginators import page_number, paginate
 from catalog.listings.search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from catalog.signals import product_viewed
 from catalog.products.variants import chosen_variant, variant_url

@@ -30,6 +30,7 @@ from catalog.transfer.chinook import AUDIO_ALBUM, format_variants
 from catalog.listings.facets import facet_fields
 from catalog.store.writes import catalog_reset
 from catalog.models import Category, ListingCount, Pricing, Product
+from inventory.models import Inventory
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
 WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu", "sa", "lo", "ne", "fi", "da")
@@ -113,8 +114,6 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     """
     if products < 0 or stock < 0:
         raise ValueError("The numbers of products and units cannot be negative.")
-    from inventory.models import Inventory
-
     rng = random.Random(seed)
     nodes, leaves = category_nodes(categories)
     Category.objects.create_many(nodes)

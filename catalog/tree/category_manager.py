@@ -10,7 +10,7 @@ renaming, moving and deleting (which keep every ``ancestors`` array and
 
 The storefront's reads (a category by slug, its subtree, the top
 categories, a product's categories, the tree for the home page) go through
-the catalog cache (``catalog/storefront/cache.py``), keyed by the versions of what
+the catalog cache (``catalog/store/cache.py``), keyed by the versions of what
 they show: the round trips each docstring counts are those of a cold cache.
 """
 
@@ -19,7 +19,7 @@ from django.db import models
 from core.mongo.collections import MongoCollectionMixin
 
 from catalog.tree.breadcrumbs import crumb_trail
-from catalog.storefront.cache import (NAVIGATION, TREE, cached, category_scope, hint, in_request, listing_page_scope, names_scope,
+from catalog.store.cache import (NAVIGATION, TREE, cached, category_scope, hint, in_request, listing_page_scope, names_scope,
                      prefetch, remember)
 from catalog.store.subdocument_reads import SubdocumentMixin
 from catalog.tree.nodes import TreeNode, in_tree_order, listed_in, sibling_key

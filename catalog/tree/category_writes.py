@@ -3,7 +3,7 @@
 Each change ends with one more write, the bump of the versions of what it
 changed (``writes.categories_changed``, ``catalog/store/writes.py``):
 the storefront's cached reads of the catalog are keyed by those versions
-(``catalog/storefront/cache.py``), so every process sees the change on its next
+(``catalog/store/cache.py``), so every process sees the change on its next
 request, and the pages of other parts of the tree stay warm. The round
 trips each docstring counts leave that write out.
 
@@ -20,7 +20,7 @@ from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
 
 from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
-from catalog.storefront.ids import as_object_id
+from catalog.store.ids import as_object_id
 from catalog.tree.slugs import free_slugs, slug_for
 from catalog.store import writes
 from catalog.store.siblings import catalog_model

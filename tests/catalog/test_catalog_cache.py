@@ -1,4 +1,4 @@
-"""The storefront's catalog cache (``catalog/storefront/cache.py``): staff edits show on the next
+"""The storefront's catalog cache (``catalog/store/cache.py``): staff edits show on the next
 request of another process, availability is never cached, and a warm page costs the same
 round trips and documents examined whatever the size of the category.
 

@@ -11,7 +11,7 @@ import pytest
 from django.test import RequestFactory
 
 from catalog.listings.query import page_hint
-from catalog.storefront.paginators import MAX_PAGE, page_number
+from catalog.listings.paginators import MAX_PAGE, page_number
 from core.mongo.counter import count_operations
 
 HUGE = "999999999999999999999999999999"  # 30 digits: far beyond 2**63

@@ -1,4 +1,4 @@
-"""Edits cool only what they change (``catalog/storefront/cache.py``, ``catalog/store/writes.py``).
+"""Edits cool only what they change (``catalog/store/cache.py``, ``catalog/store/writes.py``).
 
 A product edit makes stale only the pages that show the product; a category
 edit only its subtree's pages (and its parent's list of subcategories); a
@@ -19,7 +19,7 @@ from django.core.cache import caches
 from django.db import connections
 from django.test import Client, override_settings
 
-from catalog.storefront.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                            faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope,
                            product_scope, relisted_scope, savings_part_scope, savings_scope, words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product

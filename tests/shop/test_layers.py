@@ -10,10 +10,19 @@ import ast
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parents[2]
-APPS = ("accounts", "analytics", "api", "catalog", "inventory", "orders", "shop")
+# Every app of the project (a folder with an apps.py), the kernel apart.
+APPS = tuple(sorted(path.parent.name for path in BASE_DIR.glob("*/apps.py") if path.parent.name != "core"))
 
 # The documented direction, top to bottom: an app imports only apps of a lower rank.
-RANK = {"shop": 5, "accounts": 4, "analytics": 4, "api": 4, "orders": 3, "catalog": 2, "inventory": 1, "core": 0}
+RANK = {"shop": 5, "accounts": 4, "analytics": 4, "api": 4, "orders": 3, "promotions": 2.5, "taxes": 2.5,
+        "catalog": 2, "inventory": 1, "core": 0}
+
+# Imports against the direction still in the code, each named with its reason; the tests
+# below fail on any other, and on an entry here that is gone (then delete it).
+AGAINST_THE_DIRECTION = {
+    ("promotions.pricing", "orders.pricing"): "the cart page's discounted total (issue 43's code, not yet moved to orders)",
+    ("promotions.session", "orders.pricing"): "the session's PricingContext (issue 43's code, not yet moved to orders)",
+}
 
 # Imports inside functions, each ``(file, module imported): reason``.
 INSIDE_FUNCTIONS = {
@@ -38,8 +47,9 @@ INSIDE_FUNCTIONS = {
     # The local Stripe (its own process) only when the shop runs without a Stripe key.
     ("orders/payments.py", "orders.stripelocal"): "the local Stripe, only when no Stripe key is set",
     ("orders/webhooks.py", "orders.stripelocal"): "the local Stripe, only when no Stripe key is set",
-    # Left as they were by the catalog's split (another app's code): each is importable at
-    # module level without a circle (this test would say otherwise); lift them when touched.
+    # Left as they were by the catalog's split (other apps' code, some in work elsewhere):
+    # lift each to module level when its file is next touched (this test then says whether
+    # a circle would follow) and delete its line here.
     ("accounts/signals.py", "accounts.forms"): "not yet lifted",
     ("core/loginlimits.py", "core.throttle"): "not yet lifted",
     ("core/mongo/writes.py", "core.clock"): "not yet lifted",
@@ -55,6 +65,19 @@ INSIDE_FUNCTIONS = {
     ("orders/refunds.py", "inventory.models"): "not yet lifted",
     ("orders/webhooks.py", "orders.reconcile"): "not yet lifted",
     ("orders/webhooks.py", "orders.refunds"): "not yet lifted",
+    ("orders/claims.py", "promotions.models"): "not yet lifted",
+    ("orders/forms.py", "taxes.vat"): "not yet lifted",
+    ("orders/pricing.py", "promotions.giftcards"): "not yet lifted",
+    ("orders/pricing.py", "promotions.rules"): "not yet lifted",
+    ("orders/pricing.py", "taxes.rates"): "not yet lifted",
+    ("orders/refunds.py", "promotions.models"): "not yet lifted",
+    ("promotions/admin.py", "promotions.models"): "not yet lifted",
+    ("promotions/apps.py", "promotions.models"): "AppConfig.ready: models load after the registry",
+    ("promotions/indexes.py", "promotions.models"): "not yet lifted",
+    ("promotions/rules.py", "core.money"): "not yet lifted",
+    ("promotions/session.py", "orders.pricing"): "not yet lifted",
+    ("promotions/views.py", "core.clock"): "not yet lifted",
+    ("promotions/views.py", "core.money"): "not yet lifted",
 }
 
 
@@ -176,6 +199,7 @@ def test_no_two_apps_import_each_other():
     top, inner = graph()
     pairs = {(app_of(source), app_of(target)) for source, targets in top.items() for target in targets}
     pairs |= {(path.split("/")[0], app_of(target)) for path, _, target in inner}
+    pairs -= {(app_of(source), app_of(target)) for source, target in AGAINST_THE_DIRECTION}
     both_ways = sorted((a, b) for a, b in pairs if a < b and (b, a) in pairs)
     assert both_ways == []
 
@@ -184,9 +208,14 @@ def test_imports_run_the_documented_direction():
     top, inner = graph()
     edges = [(source, target) for source, targets in top.items() for target in targets]
     edges += [(module_name(BASE_DIR / path), target) for path, _, target in inner]
-    upward = sorted(f"{source} -> {target}" for source, target in edges
-                    if app_of(source) != app_of(target) and RANK[app_of(target)] >= RANK[app_of(source)])
-    assert upward == []
+    upward = {(source, target) for source, target in edges
+              if app_of(source) != app_of(target) and RANK[app_of(target)] >= RANK[app_of(source)]}
+    assert sorted(upward - set(AGAINST_THE_DIRECTION)) == []
+    assert sorted(set(AGAINST_THE_DIRECTION) - upward) == []
+
+
+def test_every_app_has_its_place_in_the_direction():
+    assert sorted(set(APPS) - set(RANK)) == []
 
 
 def test_the_kernel_imports_no_app_and_not_the_project():
@@ -200,7 +229,7 @@ def test_the_kernel_imports_no_app_and_not_the_project():
 
 def test_the_documented_direction_is_the_one_tested():
     text = (BASE_DIR / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert "accounts, analytics, api -> orders -> catalog -> inventory -> core" in text
+    assert "accounts, analytics, api -> orders -> promotions, taxes -> catalog -> inventory -> core" in text
 
 
 def test_the_catalog_managers_do_not_import_the_models():

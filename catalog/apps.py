@@ -6,6 +6,8 @@ class CatalogConfig(AppConfig):
     """Categories (the "Category Hierarchy" ancestor tree), products and the storefront pages."""
 
     name = "catalog"
+    #: Its indexes and sharding plan (``core.mongo.indexes.indexes_module``).
+    indexes_module = "store.indexes"
     default_auto_field = "django_mongodb_backend.fields.ObjectIdAutoField"
 
     def ready(self):

@@ -3,7 +3,7 @@
 An index is described as pymongo's ``create_index`` takes it: a list of
 ``(field, direction)`` keys and a dict of options with at least a ``name``.
 Each app that has collections declares their indexes in ``<app>/indexes.py``
-as ``INDEXES = {collection name: [(keys, options), ...]}``; ``registry()``
+(or the module its ``AppConfig.indexes_module`` names, e.g. ``catalog.store.indexes``) as ``INDEXES = {collection name: [(keys, options), ...]}``; ``registry()``
 collects them all. An existing index with the same keys counts as present
 whatever its name (MongoDB refuses a second index on the same keys).
 
@@ -25,6 +25,15 @@ CREATED = "created"
 MISSING = "missing"
 
 
+def indexes_module(app_config):
+    """The module of ``app_config`` declaring its indexes and sharding plan, or None:
+    ``AppConfig.indexes_module`` (a dotted name inside the app) or ``indexes``."""
+    relative = getattr(app_config, "indexes_module", "indexes")
+    if not module_has_submodule(app_config.module, relative.split(".")[0]):
+        return None
+    return import_module(f"{app_config.name}.{relative}")
+
+
 def registry():
     """Every index the shop's apps declare: ``{collection: [(keys, options), ...]}``.
 
@@ -34,9 +43,8 @@ def registry():
     """
     collected = {}
     for app_config in apps.get_app_configs():
-        if not module_has_submodule(app_config.module, "indexes"):
-            continue
-        declared = getattr(import_module(f"{app_config.name}.indexes"), "INDEXES", {})
+        module = indexes_module(app_config)
+        declared = getattr(module, "INDEXES", {}) if module else {}
         for collection, indexes in declared.items():
             collected.setdefault(collection, []).extend(indexes)
     return collected

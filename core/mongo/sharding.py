@@ -14,14 +14,12 @@ indexes first (what guards those values then: ``docs/sharding.md``).
 Only a ``mongos`` (the router of a sharded cluster) accepts these commands.
 """
 
-from importlib import import_module
 
 from django.apps import apps
 from django.db import connections
-from django.utils.module_loading import module_has_submodule
 from pymongo.errors import OperationFailure
 
-from core.mongo.indexes import MISSING, ensure_index, find_index
+from core.mongo.indexes import MISSING, ensure_index, find_index, indexes_module
 
 #: What each app may declare in its ``indexes`` module, and what the plan makes of it:
 #: ``SHARD_KEYS``, a list of ``(collection, shard key, unique)`` in the order they are sharded;
@@ -37,9 +35,8 @@ def plan(name):
     ``indexes`` module in ``INSTALLED_APPS`` order. Reads no database."""
     collected = PLAN[name]()
     for app_config in apps.get_app_configs():
-        if not module_has_submodule(app_config.module, "indexes"):
-            continue
-        declared = getattr(import_module(f"{app_config.name}.indexes"), name, None)
+        module = indexes_module(app_config)
+        declared = getattr(module, name, None) if module else None
         if declared is None:
             continue
         if isinstance(collected, dict):

@@ -96,7 +96,7 @@ def returnable(order):
     """``[(line index, OrderLine, units the shopper may still return)]`` of ``order`` (an
     ``Order``), and the window's end (aware UTC or None): ``([], end)`` when it may not be
     returned now (outside the window, nothing shipped)."""
-    document = Order.objects.collection.find_one({"number": order.number})
+    document = ReturnRequest.objects.order_document(order.number)
     try:
         check_window(document)
     except OrderError:

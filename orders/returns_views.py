@@ -82,7 +82,7 @@ def request_return(request, number):
     error = None
     if not rows:
         try:
-            returns.check_window(Order.objects.collection.find_one({"number": order.number}))
+            returns.check_window(ReturnRequest.objects.order_document(order.number))
         except OrderError as refused:
             error = str(refused)
         else:

@@ -63,6 +63,11 @@ class ReturnRequestManager(MongoCollectionMixin, models.Manager):
 
     # -- reads -------------------------------------------------------------------
 
+    def order_document(self, number):
+        """The raw document of order ``number`` (one read), or None: what the window and the units
+        left are computed from (``returnable_units``, ``orders.returns.check_window``)."""
+        return self.orders.find_one({"number": number})
+
     def get_by_id(self, return_id):
         """The return ``return_id`` (its ``_id`` as text; one read), or None (also for text that is
         not an id)."""

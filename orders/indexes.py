@@ -14,7 +14,7 @@ from .models import Order, PaymentAttempt, ReturnRequest
 
 INDEXES = model_indexes(Order, PaymentAttempt, ReturnRequest)
 # Refunds whose units are still due back in stock (orders.returns.recover: a crash between a
-# refund of lines and its restock); multikey, few entries match "due". Migration 0008_returns.
+# refund of lines and its restock); multikey, few entries match "due". Migration 0009_returns.
 RESTOCK_DUE = ([("refunds.restock", 1)], {"name": "order_refund_restock"})
 INDEXES["orders"].append(RESTOCK_DUE)
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0007_promotions'),
+        ('orders', '0008_shipzones'),
     ]
 
     operations = [

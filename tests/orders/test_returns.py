@@ -266,3 +266,27 @@ def test_staff_take_a_return_through_its_steps_in_the_admin(admin_client, order)
     assert "Return refunded" in timeline
     assert admin_client.get(step + "nonsense/").status_code == 404
     assert admin_client.get(f"/admin/orders/returnrequest/?q={order.number}").status_code == 200
+
+
+def test_ten_tabs_asking_for_the_last_units_at_once_hold_them_once(order):
+    """Ten requests for 2 of line A's 3 units at once: one is recorded, the others are refused
+    (the claim on the order is a compare-and-set on the lines' units) and leave nothing behind."""
+    barrier = threading.Barrier(10)
+    made, refused = [], []
+
+    def run():
+        barrier.wait()
+        try:
+            made.append(returns.request_return(order.number, {0: 2}, "unwanted", "", by="ada@example.com"))
+        except OrderError:
+            refused.append(1)
+
+    threads = [threading.Thread(target=run) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(made) == 1 and len(refused) == 9
+    stored = Order.objects.get_by_number(order.number)
+    assert stored.lines[0].return_requested == 2 and stored.return_ids == [str(made[0].pk)]
+    assert ReturnRequest.objects.count() == 1

@@ -89,8 +89,8 @@ MIDDLEWARE = [
     # (nothing changed), and a key the request brought is never sent back (core/sessions.py).
     "core.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Reads the catalog's version at most once per request (catalog/middleware.py, catalog/cache.py).
-    "catalog.middleware.CatalogVersionMiddleware",
+    # Reads the catalog's version at most once per request (catalog/storefront/middleware.py, catalog/store/cache.py).
+    "catalog.storefront.middleware.CatalogVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -112,7 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "catalog.context_processors.navigation",
+                "catalog.storefront.context_processors.navigation",
                 "taxes.context_processors.tax_display",
             ],
         },
@@ -183,7 +183,7 @@ CATALOG_PAGE_SIZE = 24
 # ("Find movies based on starring actor").
 CATALOG_GENRE_TYPE = "Audio Album"
 CATALOG_ACTOR_TYPE = "Film"
-# The storefront's cache of catalog reads (catalog/cache.py, docs/performance.md):
+# The storefront's cache of catalog reads (catalog/store/cache.py, docs/performance.md):
 # one URL (django-environ's cache_url). Default: each process's own memory, which the
 # catalog's version keeps right across processes; CACHE_URL=pymemcache://host:11211 or
 # redis://host:6379/0 shares one cache between every worker.

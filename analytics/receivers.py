@@ -19,8 +19,17 @@ def record_completed_order(sender, cart_id, lines, customer="", session_key="", 
     """Record one sale event per line of a completed checkout (see ``EventManager.record_order``).
 
     The shopper is the customer's e-mail address, else ``guest:<HMAC of the session key>``.
-    Connected in ``AnalyticsConfig.ready``.
+    With the ``order`` (the signal's ``Order``), each line's ``amount`` is its part of the
+    order's ``total`` (what the shopper paid: after discounts, with tax and shipping;
+    ``core.money.apportion`` by the lines' prices), so the dashboard's revenue is the orders'
+    totals and its net revenue the totals less the refunds. Connected in ``AnalyticsConfig.ready``.
     """
+    order = kwargs.get("order")
+    if order is not None and lines:
+        from core.money import apportion
+
+        shares = apportion(order.total, [int(line["qty"]) * int(line["price"]) for line in lines])
+        lines = [{**line, "amount": share} for line, share in zip(lines, shares)]
     Event.objects.record_order(cart_id, lines, userid=shopper_id(customer, session_key), ts=completed_at)
 
 

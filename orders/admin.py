@@ -466,3 +466,4 @@ class PaymentAttemptAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False  # The ledger is the shop's record of money taken.
+from . import admin_returns  # noqa: E402,F401  (returns' admin: orders/admin_returns.py)

@@ -10,9 +10,13 @@ unique ``number`` and ``cart_id`` indexes come from the fields (see
 
 from core.mongo.indexes import model_indexes
 
-from .models import Order, PaymentAttempt
+from .models import Order, PaymentAttempt, ReturnRequest
 
-INDEXES = model_indexes(Order, PaymentAttempt)
+INDEXES = model_indexes(Order, PaymentAttempt, ReturnRequest)
+# Refunds whose units are still due back in stock (orders.returns.recover: a crash between a
+# refund of lines and its restock); multikey, few entries match "due". Migration 0009_returns.
+RESTOCK_DUE = ([("refunds.restock", 1)], {"name": "order_refund_restock"})
+INDEXES["orders"].append(RESTOCK_DUE)
 
 
 # The sharding plan (core.mongo.sharding, docs/sharding.md): orders on a hashed _id (ObjectIds

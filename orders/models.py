@@ -22,10 +22,11 @@ conditional single-document updates, so two staff clicking "ship" and
 
 from django.db import models
 from django.urls import reverse
-from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
+from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
 from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
+from .managers.returns import ReturnRequestManager
 
 
 class Counter(models.Model):
@@ -66,6 +67,8 @@ class OrderLine(EmbeddedModel):
     # Units refunded (orders.refunds.refund_lines) and of those, put back in stock (once each).
     refunded_units = models.PositiveIntegerField(default=0, help_text="units refunded so far")
     restocked = models.PositiveIntegerField(default=0, help_text="units put back in stock")
+    # Units held by the shopper's open returns (orders.returns): requested, not refused nor refunded yet.
+    return_requested = models.PositiveIntegerField(default=0, help_text="units in open returns")
 
     @property
     def to_ship(self):
@@ -320,6 +323,10 @@ class Order(models.Model):
     notes = EmbeddedModelArrayField(StaffNote, default=list, blank=True)
     # The shipping method as applied (shipping.rates); None on orders placed before zones.
     shipping_method = EmbeddedModelField(ShippingChoice, null=True, blank=True)
+    # The shopper's returns (orders.returns, ``ReturnRequest``): every one's id, and those still
+    # holding units (``lines.return_requested``) until refused or refunded.
+    return_ids = ArrayField(models.CharField(max_length=24), default=list, blank=True)
+    open_returns = ArrayField(models.CharField(max_length=24), default=list, blank=True)
 
     @property
     def tax_percent(self):
@@ -368,6 +375,9 @@ class Order(models.Model):
                                          + ("" if r.status == "succeeded" else f" [{r.status}]"), r.by))
         for n in self.notes or ():
             entries.append(TimelineEntry(n.at, "note", n.text, n.by, public=False))
+        if self.return_ids:  # the shopper's returns' events (orders.returns)
+            from .returns import timeline_entries
+            entries.extend(timeline_entries(self))
         entries.sort(key=lambda e: e.at)
         return [e for e in entries if e.public] if public_only else entries
 
@@ -457,3 +467,79 @@ class PaymentEvent(models.Model):
 
     def __str__(self):
         return f"{self.type} {self.event_id}"
+
+
+class ReturnLine(EmbeddedModel):
+    """Units of one order line in a return: ``line`` its index in ``Order.lines``, ``sku``,
+    ``title`` (snapshots), ``qty`` units."""
+
+    line = models.PositiveIntegerField()
+    sku = models.CharField("SKU", max_length=64)
+    title = models.CharField(max_length=300)
+    qty = models.PositiveIntegerField()
+
+
+class ReturnEvent(EmbeddedModel):
+    """One step of a return: it became ``status`` at ``at`` (UTC) by ``by`` (the shopper's
+    e-mail or a staff username); ``note`` says why (a refusal's reason, the amount refunded)."""
+
+    status = models.CharField(max_length=20)
+    at = models.DateTimeField()
+    by = models.CharField(max_length=254, blank=True, default="")
+    note = models.CharField(max_length=1000, blank=True, default="")
+
+
+class ReturnRequest(models.Model):
+    """A return a shopper asked for from the order page (``returns``, orders.returns).
+
+    ``status``: requested -> approved or refused; approved -> received -> refunding ->
+    refunded (a refusal of the refund by Stripe puts it back to received). Every change is one
+    conditional write on the previous status that pushes its ``events`` entry
+    (``ReturnRequest.objects.move``). ``refund_request`` is the key of its refund of lines on
+    the order (``orders.refunds.refund_lines``); ``amount`` the cents refunded.
+    """
+
+    REQUESTED = "requested"
+    APPROVED = "approved"
+    REFUSED = "refused"
+    RECEIVED = "received"
+    REFUNDING = "refunding"
+    REFUNDED = "refunded"
+    STATUS_CHOICES = [(s, s) for s in (REQUESTED, APPROVED, REFUSED, RECEIVED, REFUNDING, REFUNDED)]
+
+    order_number = models.CharField("order", max_length=20)
+    user_id = models.CharField(max_length=64, blank=True, default="")
+    email = models.EmailField()
+    status = models.CharField(max_length=20, choices=STATUS_CHOICES, default=REQUESTED)
+    lines = EmbeddedModelArrayField(ReturnLine, default=list)
+    reason = models.CharField(max_length=20)
+    comment = models.CharField(max_length=1000, blank=True, default="")
+    requested_at = models.DateTimeField("requested")
+    events = EmbeddedModelArrayField(ReturnEvent, default=list)
+    refund_request = models.CharField(max_length=64, blank=True, default="")
+    amount = models.PositiveIntegerField(default=0, help_text="cents refunded")
+
+    objects = ReturnRequestManager()
+
+    class Meta:
+        db_table = "returns"
+        ordering = ["-requested_at"]
+        indexes = [
+            models.Index(fields=["status", "requested_at"], name="return_status_requested"),
+            models.Index(fields=["order_number"], name="return_order"),
+        ]
+
+    def __str__(self):
+        return f"Return of order {self.order_number} ({self.status})"
+
+    @property
+    def units(self):
+        """Units in the return."""
+        return sum(line.qty for line in self.lines)
+
+    @property
+    def reason_text(self):
+        """The reason as shown (``SHOP_RETURN_REASONS``), or its key."""
+        from django.conf import settings
+
+        return settings.SHOP_RETURN_REASONS.get(self.reason, self.reason)

@@ -2,7 +2,7 @@ from django.urls import path
 
 from core.throttle import throttled
 
-from . import views, webhooks
+from . import returns_views, views, webhooks
 
 app_name = "orders"
 urlpatterns = [
@@ -11,4 +11,5 @@ urlpatterns = [
     path("checkout/confirm/", views.checkout_confirm, name="checkout_confirm"),
     path("stripe/webhook/", webhooks.receive, name="stripe_webhook"),
     path("order/<str:number>/", views.order, name="order"),
+    path("order/<str:number>/return/", returns_views.request_return, name="request_return"),
 ]

@@ -494,3 +494,14 @@ SHOP_CARRIERS = {
     "dhl": {"name": "DHL", "tracking_url": "https://www.dhl.com/en/express/tracking.html?AWB={tracking}"},
     "other": {"name": "Other carrier", "tracking_url": ""},
 }
+
+# Returns a shopper starts from the order page (orders.returns): days from delivery (or, for
+# an order not marked delivered, from its last shipment) during which a return may be asked.
+SHOP_RETURN_WINDOW_DAYS = env.int("SHOP_RETURN_WINDOW_DAYS", default=30)
+# Reasons a shopper picks from (key -> text shown).
+SHOP_RETURN_REASONS = {
+    "damaged": "Arrived damaged or faulty",
+    "wrong": "Not what I ordered",
+    "unwanted": "No longer wanted",
+    "other": "Another reason",
+}

@@ -69,7 +69,8 @@ class EventManager(MongoCollectionMixin, models.Manager):
         """Record one sale event per line of a completed order; idempotent per cart.
 
         ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit}, ...]``
-        (the ``order_placed`` signal's). Each line's ``amount`` is
+        (the ``order_placed`` signal's). Each line's ``amount`` is its ``"amount"`` when
+        given (its part of the order's total, ``receivers.record_completed_order``), else
         ``price * qty`` cents; its ``ref`` is ``order:<cart_id>:<line number>``,
         so a signal delivered twice (same cart, shopper and ``ts``) writes
         nothing the second time (one upsert per line). ``ts``: when the order
@@ -80,7 +81,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
         for number, line in enumerate(lines, start=1):
             qty, price = int(line["qty"]), int(line["price"])
             document = self._document(
-                self.model.SALE, line["sku"], qty=qty, amount=price * qty, userid=userid, ts=ts,
+                self.model.SALE, line["sku"], qty=qty, amount=int(line.get("amount", price * qty)), userid=userid, ts=ts,
                 ref=f"{ORDER_REF_PREFIX}{cart_id}:{number}",
             )
             # The filter holds the shard key of events, (userid, ts): an upsert on a

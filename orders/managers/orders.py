@@ -430,3 +430,14 @@ class OrderManager(MongoCollectionMixin, models.Manager):
              "$inc": {"refunded": amount}},
         )
         return bool(result.modified_count)
+
+    def restocks_due(self):
+        """``[(order number, refund request)]`` of the refunds of lines that went through with their
+        units still due back in stock (a crash between the refund and ``claim_restock``): one
+        read on the ``refunds.restock`` index (few entries are "due"), projected."""
+        found = []
+        for document in self.collection.find({"refunds.restock": "due"}, {"number": 1, "refunds": 1}):
+            for entry in document.get("refunds") or []:
+                if entry.get("restock") == "due" and entry.get("status") == "succeeded":
+                    found.append((document["number"], entry["request"]))
+        return found

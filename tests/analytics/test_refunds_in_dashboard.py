@@ -4,12 +4,13 @@ import datetime
 
 from analytics.models import Event, RollupProgress
 from orders import fulfilment
+from orders.models import Order
 from orders.refunds import refund_lines, refund_order
 from tests.orders.test_orders import cart_with, place
 from tests.support.inventory import stock
 
 
-def test_net_revenue_is_the_orders_sales_less_their_refunds(admin_client):
+def test_net_revenue_is_the_orders_totals_less_their_refunds(admin_client):
     stock("A", 9)
     stock("B", 9)
     first = place(cart_with(("A", 2), ("B", 1)).id)
@@ -22,9 +23,14 @@ def test_net_revenue_is_the_orders_sales_less_their_refunds(admin_client):
     assert not Event.objects.record_refund(first.number, "r1", 250, ts=at.replace(tzinfo=datetime.timezone.utc))
     RollupProgress.objects.rollup()
     totals = RollupProgress.objects.totals("daily")
-    sold = first.subtotal + second.subtotal  # analytics counts the lines' prices (no tax or shipping)
+    # Revenue is what the orders cost (their totals: after discounts, with tax and shipping),
+    # so net revenue is the totals less the refunds (which give back tax too).
+    sold = first.total + second.total
+    assert first.tax and first.shipping and sold != first.subtotal + second.subtotal
     assert totals["total"] == sold
     assert totals["refunds"] == 250 + line_refund
     assert totals["net"] == sold - 250 - line_refund
+    stored = [Order.objects.get_by_number(o.number) for o in (first, second)]
+    assert totals["net"] == sum(o.total - o.refunded for o in stored)
     page = admin_client.get("/admin/analytics/").content.decode()
     assert "net revenue" in page

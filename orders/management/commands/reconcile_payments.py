@@ -7,6 +7,10 @@ finishes the order (the charge was taken, the units are still held) or
 refunds the charge, and never both; a payment never taken is voided and its
 cart given back to the shopper (``orders.reconcile``). Safe to run twice or
 concurrently.
+
+Then it finishes what a crash left after a refund (``orders.returns.recover``): a refund
+of lines that went through with its units still due back in stock is restocked (once), and
+a return left "refunding" is marked refunded when its refund went through.
 """
 
 from django.conf import settings
@@ -35,3 +39,7 @@ class Command(BaseCommand):
             "Payments reconciled: {finished} order(s) finished, {refunded} charge(s) refunded, "
             "{voided} attempt(s) voided, {unlocked} cart(s) unlocked.".format(**report),
         )
+        from orders.returns import recover
+
+        finished = recover()
+        log_change(self, "Refunds finished: {restocked} restock(s) done, {returns} return(s) settled.".format(**finished))

@@ -1,0 +1,17 @@
+"""``{% return_section %}``: the order page's returns section (``orders/_returns_section.html``),
+from ``orders.returns_views.section``. A form posted back with errors (``return_form`` in the
+page's context) is shown instead of a fresh one."""
+
+from django import template
+
+register = template.Library()
+
+
+@register.inclusion_tag("orders/_returns_section.html", takes_context=True)
+def return_section(context):
+    """The returns of ``context["order"]`` and, when some units may be returned now, the form."""
+    from orders.returns_views import section
+
+    data = section(context["order"], context.get("return_form"))
+    data["csrf_token"] = context.get("csrf_token")
+    return data

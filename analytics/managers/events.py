@@ -68,9 +68,10 @@ class EventManager(MongoCollectionMixin, models.Manager):
     def record_order(self, cart_id, lines, userid="", ts=None):
         """Record one sale event per line of a completed order; idempotent per cart.
 
-        ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit}, ...]``
-        (the ``order_placed`` signal's). Each line's ``amount`` is
-        ``price * qty`` cents; its ``ref`` is ``order:<cart_id>:<line number>``,
+        ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit, "discount": int
+        cents off the line (optional)}, ...]`` (the ``order_placed`` signal's). Each line's
+        ``amount`` is ``price * qty`` cents (gross), its ``discount`` the line's share of the
+        order's discounts; its ``ref`` is ``order:<cart_id>:<line number>``,
         so a signal delivered twice (same cart, shopper and ``ts``) writes
         nothing the second time (one upsert per line). ``ts``: when the order
         completed (aware UTC; default now). Returns the number of sale events
@@ -83,6 +84,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
                 self.model.SALE, line["sku"], qty=qty, amount=price * qty, userid=userid, ts=ts,
                 ref=f"{ORDER_REF_PREFIX}{cart_id}:{number}",
             )
+            document["discount"] = int(line.get("discount") or 0)
             # The filter holds the shard key of events, (userid, ts): an upsert on a
             # sharded collection needs it.
             result = self.collection.update_one(

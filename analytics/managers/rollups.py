@@ -328,13 +328,14 @@ class RollupManager(MongoCollectionMixin, models.Manager):
     def totals(self, level, start=None, end=None, key="store"):
         """The sums of the measures of ``key`` over the ``level`` buckets in ``[start, end)``.
 
-        Returns ``{total, count, units, views, carts, live_count, refunds, mean, net}`` (zeros when
-        empty); ``net`` is ``total - refunds`` (revenue less what was refunded in the period).
+        Returns ``{total, count, units, views, carts, live_count, refunds, discounts, mean, net}``
+        (zeros when empty); ``total`` is gross (before discounts), ``net`` is ``total - discounts -
+        refunds`` (revenue less the discounts given and what was refunded in the period).
         """
         rows = self.buckets(level, key, start, end)
         sums = {m: sum(r.get(m, 0) for r in rows) for m in MEASURES}
         sums["mean"] = sums["total"] / sums["count"] if sums["count"] else 0
-        sums["net"] = sums["total"] - sums["refunds"]
+        sums["net"] = sums["total"] - sums["discounts"] - sums["refunds"]
         return sums
 
     def top(self, kind, level, start=None, end=None, limit=10):

@@ -174,7 +174,11 @@ def _discounts(priced, context):
 
 def _shipping(priced, context):
     """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
-    priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+    from promotions.giftcards import is_gift_card
+
+    # Gift cards sold are e-mailed: an order of nothing else ships nothing.
+    shipped = [line for line in priced.lines if not is_gift_card(line.product_type)]
+    priced.shipping = shipping_cost(priced.weight) if shipped else 0
     if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
         for entry in priced.discounts:
             if entry["kind"] == "free_shipping":

@@ -234,11 +234,11 @@ class GiftCardAdmin(admin.ModelAdmin):
     """Gift cards: issue one (code, balance, expiry); see its balance, holds and history."""
 
     form = GiftCardForm
-    list_display = ["code", "balance", "expires_at", "created_at"]
+    list_display = ["code", "balance", "expires_at", "order_number", "sent_to", "created_at"]
     search_fields = ["code"]
     search_help_text = "Search by code (exact)."
     ordering = ["-created_at"]
-    readonly_fields = ["card_history"]
+    readonly_fields = ["card_history", "order_number", "sent_to"]
 
     def get_search_results(self, request, queryset, search_term):
         term = normalize(search_term)

@@ -93,6 +93,14 @@ class VoucherManager(MongoCollectionMixin, models.Manager):
                 made.extend(codes - failed)
         return made
 
+    def with_claims(self):
+        """``[{"code", "used", "claims": [{cart, key, at}]}]`` of every code holding a claim (one
+        read; ``claims.0`` exists: served by the ``claims.key`` index on MongoDB). For the audit
+        of claims (``orders.claims.audit``), not for a page."""
+        found = self.collection.find({"claims.0": {"$exists": True}},
+                                     {"code": 1, "used": 1, "claims.cart": 1, "claims.key": 1, "claims.at": 1})
+        return [{"code": d["code"], "used": d.get("used", 0), "claims": d.get("claims") or []} for d in found]
+
     def campaign_uses(self, campaign):
         """``[{"code", "used", "limit", "carts": [cart id, ...]}]`` of a campaign's codes, by code:
         the carts of the uses each holds (paid orders, or checkouts under way). One read on the
@@ -183,6 +191,13 @@ class GiftCardManager(MongoCollectionMixin, models.Manager):
                     {"$pull": {"holds": {"key": key}}, "$inc": {"balance": hold["amount"]}, "$push": {"history": entry}})
                 given += hold["amount"] if done.modified_count else 0
         return given
+
+    def with_holds(self):
+        """``[{"code", "holds": [{key, amount}], "history": [{key, at}]}]`` of every card holding a
+        debit not settled (one read). For the audit of claims (``orders.claims.audit``)."""
+        found = self.collection.find({"holds.0": {"$exists": True}},
+                                     {"code": 1, "holds": 1, "history.key": 1, "history.at": 1})
+        return [{"code": d["code"], "holds": d.get("holds") or [], "history": d.get("history") or []} for d in found]
 
     def settle(self, key):
         """Attempt ``key`` was paid: drop its holds (the debits stay in the history). One write."""

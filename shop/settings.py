@@ -492,3 +492,10 @@ SHOP_CARRIERS = {
     "dhl": {"name": "DHL", "tracking_url": "https://www.dhl.com/en/express/tracking.html?AWB={tracking}"},
     "other": {"name": "Other carrier", "tracking_url": ""},
 }
+
+
+# Gift cards sold as a product (promotions/issue.py, docs/promotions.md): the product type whose
+# SKUs are gift cards (no shipping, no discount applies, no gift card pays for one; issued and
+# e-mailed once paid) and how many days an issued card lasts.
+SHOP_GIFT_CARD_TYPE = env.str("SHOP_GIFT_CARD_TYPE", default="Gift card")
+SHOP_GIFT_CARD_DAYS = env.int("SHOP_GIFT_CARD_DAYS", default=365)

@@ -19,7 +19,10 @@ class PromotionsConfig(AppConfig):
         order_placed.connect(issue_gift_cards, dispatch_uid="promotions.issue_gift_cards", weak=False)
 
         def forget(sender, **kwargs):
+            from .labels import publish
+
             Offer.objects.forget()
+            publish()  # the storefront's labels: the offers' version token
 
         post_save.connect(forget, sender=Offer, dispatch_uid="promotions.forget_offers_saved", weak=False)
         post_delete.connect(forget, sender=Offer, dispatch_uid="promotions.forget_offers_deleted", weak=False)

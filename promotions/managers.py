@@ -134,9 +134,13 @@ class OfferManager(MongoCollectionMixin, models.Manager):
 
         found = cache.get(self.CACHE_KEY)
         if found is None:
-            found = list(self.collection.find({"active": True}).sort("priority", -1))
+            found = self.read_active()
             cache.set(self.CACHE_KEY, found, self.CACHE_SECONDS)
         return found
+
+    def read_active(self):
+        """The active offers, highest priority first (raw documents): one indexed read, no cache."""
+        return list(self.collection.find({"active": True}).sort("priority", -1))
 
     def forget(self):
         """Empty the cached offers (after an offer is saved or deleted)."""
@@ -147,12 +151,17 @@ class OfferManager(MongoCollectionMixin, models.Manager):
     def live(self, at):
         """The active offers whose dates hold ``at`` (UTC), highest priority first (``active``;
         the dates are checked here, so the query has no ``$or`` over null dates)."""
-        found = []
-        for document in self.active():
-            starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
-            if (starts is None or starts <= at) and (ends is None or at < ends):
-                found.append(document)
-        return found
+        return in_effect(self.active(), at)
+
+
+def in_effect(offers, at):
+    """The offers of ``offers`` (raw documents) whose dates hold ``at`` (UTC), in order."""
+    found = []
+    for document in offers:
+        starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
+        if (starts is None or starts <= at) and (ends is None or at < ends):
+            found.append(document)
+    return found
 
 
 class GiftCardManager(MongoCollectionMixin, models.Manager):

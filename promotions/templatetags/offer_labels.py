@@ -1,12 +1,12 @@
 """The automatic offers' labels in the storefront's templates (``promotions.labels``).
 
-    {% load offer_labels %}{% live_offers as offers %}
-    {% catalog_fragment "cards" ... offers|offers_key scope=... %}
-      ... {% for label in product|offer_labels:offers %}<span class="offer">{{ label }}</span>{% endfor %}
+    {% load offer_labels %}{% offers_key as offers_key %}
+    {% catalog_fragment "cards" ... offers_key scope=... %}
+      ... {% for label in product|offer_labels %}<span class="offer">{{ label }}</span>{% endfor %}
 
-``live_offers`` reads nothing while the kept list is warm (``Offer.objects.live``);
-``offers_key`` is the digest a kept fragment is keyed with, so its labels change with the
-offers; ``offer_labels`` decides in Python which offers cover a product.
+``offers_key`` reads nothing (the ``offers`` version token, read with the page's versions);
+``offer_labels`` reads the active offers only when some are active (once per process per
+change), and decides in Python which of them cover a product.
 """
 
 from django import template
@@ -17,18 +17,12 @@ register = template.Library()
 
 
 @register.simple_tag
-def live_offers():
-    """The offers in effect now (raw documents, highest priority first)."""
-    return labels.live()
+def offers_key():
+    """What a kept fragment showing labels is keyed with (``labels.key``)."""
+    return labels.key()
 
 
 @register.filter
-def offers_key(offers):
-    """The digest (str) of ``offers`` that keys a kept fragment showing their labels."""
-    return labels.key(offers if isinstance(offers, list) else labels.live())
-
-
-@register.filter
-def offer_labels(product, offers=None):
-    """The names of the offers (``offers``, else those in effect now) covering ``product``."""
-    return labels.labels_for(product, offers if isinstance(offers, list) else labels.live())
+def offer_labels(product):
+    """The names of the offers in effect now that cover ``product`` (a ``Product`` or document)."""
+    return labels.labels_for(product, labels.live())

@@ -18,7 +18,7 @@ def cart_discounts(context, cart):
     priced = cart_priced(cart, session.context(request)) if cart is not None and cart.items else None
     applied = {entry["code"] for entry in priced.discounts} if priced else set()
     # The live offers covering a line that took nothing off yet (e.g. a multibuy short of a set).
-    offered = labels.labels_for_lines(priced.lines, labels.live(session.context(request).at),
+    offered = labels.labels_for_lines(priced.lines, labels.live(),
                                       {entry["name"] for entry in priced.discounts if not entry["code"]}) if priced else []
     return {"offered": offered, "request": request, "csrf_token": context.get("csrf_token"), "priced": priced,
             "codes": typed, "after": priced.subtotal - priced.discount if priced else None, "idle": [code for code in typed if code not in applied]}

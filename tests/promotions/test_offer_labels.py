@@ -118,7 +118,31 @@ def test_labels_follow_the_range_include_exclude_and_variants():
     assert labels.labels_for(excluded, offers) == ["All"]
     film = SimpleNamespace(pk=ObjectId(), sku="F", type="Film", listed_in=[other], variants=[])
     assert labels.labels_for(film, offers) == ["Films", "All"]
-    assert labels.key([]) == "" and labels.key(offers) != labels.key(offers[1:])
+
+
+def test_without_offers_no_page_reads_them_even_cold(shop):
+    """The offers' version token (read with every page's versions) says none is active."""
+    for url in ("/c/music/", "/p/SKU-A/", "/", "/search/?q=alpha"):
+        with count_operations() as ops:
+            assert Client().get(url).status_code == 200
+        assert not [op for op in ops.operations if op[0] == "offers"], (url, ops)
+    made = metal_offer(shop)
+    made.delete()  # published again: none active
+    with count_operations() as ops:
+        Client().get("/c/music/")
+    assert not [op for op in ops.operations if op[0] == "offers"]
+
+
+def test_an_offer_saved_in_another_process_shows_at_once(shop):
+    """The token is read on every request: a save elsewhere (here: the offer written behind the
+    process's back, then published as the other process would) changes the cards at once."""
+    made = metal_offer(shop)
+    reader = Client()
+    assert LABEL in cards(reader)
+    Offer.objects.collection.update_one({"_id": made.pk}, {"$set": {"name": "Renamed elsewhere"}})
+    assert LABEL in cards(reader)  # nothing published yet: the kept copy stands
+    labels.publish()
+    assert '<span class="offer">Renamed elsewhere</span>' in cards(reader)
 
 
 def test_the_cart_names_an_offer_its_lines_are_short_of(client, shop):

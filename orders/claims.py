@@ -12,8 +12,15 @@ claim of a paid attempt stays: it is the code's record of that order's
 use (docs/promotions.md, "The claim").
 """
 
+import datetime
+
+from django.conf import settings
+
 from core import clock
 from promotions.models import GiftCard, Voucher
+
+from .managers.ledger import UNFINISHED
+from .models import Order, PaymentAttempt
 
 from .exceptions import CodeRefused, GiftCardRefused
 
@@ -91,13 +98,6 @@ def audit(older_than=None):
     counts its claims, and every gift-card hold is a checkout's under way. Four reads (codes
     with claims, cards with holds, their attempts, their carts' orders). ``check_inventory``
     reports them."""
-    import datetime
-
-    from django.conf import settings
-
-    from .managers.ledger import UNFINISHED
-    from .models import Order, PaymentAttempt
-
     seconds = settings.PAYMENT_RECOVERY_AFTER if older_than is None else older_than
     before = clock.now() - datetime.timedelta(seconds=seconds)
     codes, cards = Voucher.objects.with_claims(), GiftCard.objects.with_holds()

@@ -10,17 +10,10 @@ class PromotionsConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_delete, post_save
 
-        from orders.signals import order_placed
-
-        from .issue import issue_gift_cards
+        from .labels import publish
         from .models import Offer
 
-        # Gift cards sold: issued (once) and e-mailed when their order is placed, i.e. paid.
-        order_placed.connect(issue_gift_cards, dispatch_uid="promotions.issue_gift_cards", weak=False)
-
         def forget(sender, **kwargs):
-            from .labels import publish
-
             Offer.objects.forget()
             publish()  # the storefront's labels: the offers' version token
 

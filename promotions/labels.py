@@ -2,7 +2,7 @@
 product page and beside a cart's lines.
 
 A page reads no offer to know whether any applies: the catalog's version document
-``offers`` (a base scope, read with every request's versions: ``catalog/cache.py``) has a
+``offers`` (a base scope, read with every request's versions: ``catalog/store/cache.py``) has a
 token that ``publish`` writes whenever an offer is saved or deleted (``promotions.apps``):
 a random part, the number of active offers and the times (ms since the epoch, UTC) at which
 one starts or ends. So:
@@ -26,6 +26,8 @@ import threading
 import uuid
 from types import SimpleNamespace
 
+from catalog.models import CatalogVersion
+from catalog.store.cache import OFFERS, versions
 from core import clock
 
 from .managers import in_effect
@@ -41,9 +43,6 @@ def publish():
     """Write the ``offers`` version token (``CatalogVersion.objects.set_token``) from the active
     offers as stored now: one read (their dates), one write. Called after an offer is saved or
     deleted."""
-    from catalog.cache import OFFERS
-    from catalog.models import CatalogVersion
-
     offers = Offer.objects.collection.find({"active": True}, {"starts_at": 1, "ends_at": 1})
     count, times = 0, set()
     for offer in offers:
@@ -57,8 +56,6 @@ def publish():
 def _state():
     """``(token, active offers count, times)`` of the current request's ``offers`` token, or None
     outside a request (no versions are read there)."""
-    from catalog.cache import OFFERS, versions
-
     found = versions((OFFERS,))
     if found is None:
         return None

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from orders.models import Order
 
+from .models import Voucher
+
 
 @dataclass
 class CampaignReport:
@@ -40,8 +42,6 @@ class CampaignReport:
 
 def campaign_report(campaign):
     """The ``CampaignReport`` of ``campaign`` (str). Two reads, whatever the number of codes."""
-    from .models import Voucher
-
     uses = Voucher.objects.campaign_uses(campaign)
     codes = {use["code"] for use in uses}
     orders = {d["cart_id"]: d for d in Order.objects.by_carts(cart for use in uses for cart in use["carts"])}

@@ -1,4 +1,4 @@
-"""Gift cards sold as a product (``make_gift_card_product``, ``promotions.issue``): a digital
+"""Gift cards sold as a product (``make_gift_card_product``, ``orders.gift_cards_sold``): a digital
 variant per amount, issued once after payment (even when the signal comes twice, or from two
 threads at once), its code e-mailed; no shipping, no discount, and no gift card pays for one."""
 
@@ -12,7 +12,7 @@ from catalog.models import Product
 from core import clock
 from inventory.models import Cart, Inventory
 from orders import pricing
-from promotions.issue import issue_gift_cards
+from orders.gift_cards_sold import issue_gift_cards
 from promotions.models import GiftCard, Offer, Voucher
 from tests.orders.test_orders import place
 from tests.support.products import make_product

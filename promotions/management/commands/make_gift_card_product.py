@@ -1,5 +1,5 @@
 """``manage.py make_gift_card_product [--sku GIFT-CARD] [--title "Gift card"] [--amounts 25 50 100]
-[--stock 1000000] [--category SLUG]``: the gift-card product a shop sells (promotions/issue.py).
+[--stock 1000000] [--category SLUG]``: the gift-card product a shop sells (orders/gift_cards_sold.py).
 
 Makes the product type ``SHOP_GIFT_CARD_TYPE`` when missing (one variant attribute,
 ``amount``; tax class zero: a gift card is money, taxed when it is spent) and a product of it

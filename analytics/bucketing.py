@@ -33,7 +33,7 @@ from .periods import period_end, period_start
 from .pipelines import MEASURES, ORDER_REF_PREFIX
 
 #: Fields of an event the hourly level reads.
-EVENT_FIELDS = {"_id": 0, "type": 1, "sku": 1, "qty": 1, "amount": 1, "ts": 1, "ref": 1}
+EVENT_FIELDS = {"_id": 0, "type": 1, "sku": 1, "qty": 1, "amount": 1, "discount": 1, "ts": 1, "ref": 1}
 #: Fields of a bucket a level reads from the level below.
 BUCKET_FIELDS = {"_id": 0, "k": 1, "d": 1, "kind": 1, "ref": 1, "hours": 1, **{m: 1 for m in MEASURES}}
 _NUMBER = (int, float)
@@ -50,10 +50,11 @@ def event_measures(event):
     if kind == "sale":
         ref = event.get("ref")
         live = ref is None or (isinstance(ref, str) and ref.startswith(ORDER_REF_PREFIX))
-        return [_number(event.get("amount")), 1, _number(event.get("qty")), 0, 0, 1 if live else 0, 0]
+        return [_number(event.get("amount")), 1, _number(event.get("qty")), 0, 0, 1 if live else 0, 0,
+                _number(event.get("discount"))]
     if kind == "refund":
-        return [0, 0, 0, 0, 0, 0, _number(event.get("amount"))]
-    return [0, 0, 0, 1 if kind == "view" else 0, 1 if kind == "cart" else 0, 0, 0]
+        return [0, 0, 0, 0, 0, 0, _number(event.get("amount")), 0]
+    return [0, 0, 0, 1 if kind == "view" else 0, 1 if kind == "cart" else 0, 0, 0, 0]
 
 
 def keys_by_sku(products, categories):

@@ -108,7 +108,7 @@ def daily_monthly_or_yearly_bars(period, buckets):
         bucket = by_start.get(start, {})
         bars.append({"label": label, "link": link, "start": start, "total": bucket.get("total", 0),
                      "units": bucket.get("units", 0), "count": bucket.get("count", 0),
-                     "mean": bucket.get("mean", 0)})
+                     "mean": bucket.get("mean", 0), "discounts": bucket.get("discounts", 0)})
     return bars
 
 
@@ -123,7 +123,7 @@ def every_month_bars(buckets):
     while month <= last:
         bucket = by_start.get(month, {})
         bars.append({"label": f"{month:%Y-%m}", "link": f"?year={month.year}&month={month.month}",
-                     **{m: bucket.get(m, 0) for m in ("total", "units", "count", "mean")}})
+                     **{m: bucket.get(m, 0) for m in ("total", "units", "count", "mean", "discounts")}})
         month = period_end("month", month)
     return bars
 

@@ -41,6 +41,7 @@ class Event(models.Model):
     sku = models.CharField("SKU", max_length=64)
     qty = models.IntegerField(default=1)
     amount = models.IntegerField(default=0, help_text="cents")
+    discount = models.IntegerField(default=0, help_text="cents: a sale line's share of its order's discounts")
     userid = models.CharField(max_length=200, blank=True, default="")
     ts = models.DateTimeField()
     recorded = models.DateTimeField()

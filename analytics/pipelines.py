@@ -43,8 +43,10 @@ def period_expression(unit, field):
 #: order line, or an event without ``ref``), as opposed to history imported by ``import_sales``
 #: (``load_sales``), which has no views or add-to-cart events behind it; the funnel counts only these.
 #: ``refunds``: cents given back on orders (refund events, ``EventManager.record_refund``), counted in
-#: the period of the refund; net revenue is ``total - refunds``.
-MEASURES = ("total", "count", "units", "views", "carts", "live_count", "refunds")
+#: the period of the refund. ``discounts``: cents taken off the sale lines by discount codes and
+#: automatic offers (each sale event's ``discount``, its line's share), shown beside revenue;
+#: ``total`` is what was paid (after them), net revenue is ``total - refunds``.
+MEASURES = ("total", "count", "units", "views", "carts", "live_count", "refunds", "discounts")
 
 
 def period_filter(start, end):

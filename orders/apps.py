@@ -9,6 +9,9 @@ class OrdersConfig(AppConfig):
 
     def ready(self):
         from .emails import send_order_confirmation
+        from .gift_cards_sold import issue_gift_cards
         from .signals import order_placed
 
         order_placed.connect(send_order_confirmation, dispatch_uid="orders.send_order_confirmation")
+        # Gift cards sold (promotions): issued once and e-mailed when their order is placed (paid).
+        order_placed.connect(issue_gift_cards, dispatch_uid="orders.issue_gift_cards")

@@ -357,7 +357,8 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
     completed = PaymentAttempt.objects.mark_completed(
         key, placed.number, charge_id=charge_id, recovered=bool(note), note=note)
     if completed:
-        sold = [{"sku": line["sku"], "qty": line["qty"], "price": line["price"]} for line in order["lines"]]
+        sold = [{"sku": line["sku"], "qty": line["qty"], "price": line["price"], "discount": line.get("discount", 0)}
+                for line in order["lines"]]
         for receiver, error in order_placed.send_robust(
             sender=Order, order=placed, cart_id=cart_id, lines=sold, customer=order["email"],
             session_key=order.get("session_key", ""), completed_at=moment,

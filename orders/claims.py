@@ -12,8 +12,15 @@ claim of a paid attempt stays: it is the code's record of that order's
 use (docs/promotions.md, "The claim").
 """
 
+import datetime
+
+from django.conf import settings
+
 from core import clock
 from promotions.models import GiftCard, Voucher
+
+from .managers.ledger import UNFINISHED
+from .models import Order, PaymentAttempt
 
 from .exceptions import CodeRefused, GiftCardRefused
 
@@ -81,6 +88,46 @@ def debit_gift_cards(key, gift_cards):
 def settle(key):
     """Attempt ``key``'s order is placed: its gift-card debits are final (holds dropped)."""
     GiftCard.objects.settle(key)
+
+
+def audit(older_than=None):
+    """What a crash left that recovery did not put right: a list of lines (str), empty when every
+    claim of a code belongs to exactly one paid order (its cart's order lists the code) or to a
+    checkout still under way (its attempt ``charging`` or ``charged``, or unrecorded and younger
+    than ``older_than`` seconds, default ``PAYMENT_RECOVERY_AFTER``), every code's ``used``
+    counts its claims, and every gift-card hold is a checkout's under way. Four reads (codes
+    with claims, cards with holds, their attempts, their carts' orders). ``check_inventory``
+    reports them."""
+    seconds = settings.PAYMENT_RECOVERY_AFTER if older_than is None else older_than
+    before = clock.now() - datetime.timedelta(seconds=seconds)
+    codes, cards = Voucher.objects.with_claims(), GiftCard.objects.with_holds()
+    statuses = PaymentAttempt.objects.statuses({c["key"] for v in codes for c in v["claims"]}
+                                               | {h["key"] for card in cards for h in card["holds"]})
+    orders = {d["cart_id"]: d for d in Order.objects.by_carts(c["cart"] for v in codes for c in v["claims"])}
+
+    def under_way(key, at):
+        status = statuses.get(key)
+        return status in UNFINISHED or (status is None and at is not None and clock.aware(at) > before)
+
+    problems = []
+    for voucher in codes:
+        code = voucher["code"]
+        if voucher["used"] != len(voucher["claims"]):
+            problems.append(f"code {code}: used {voucher['used']} but {len(voucher['claims'])} claim(s)")
+        for entry in voucher["claims"]:
+            order = orders.get(entry.get("cart"))
+            if order is not None and any(d.get("code") == code for d in order.get("discounts") or []):
+                continue
+            if not under_way(entry.get("key"), entry.get("at")):
+                problems.append(f"code {code}: the claim of cart {entry.get('cart')} (attempt {entry.get('key')}) "
+                                "has no paid order and no checkout under way")
+    for card in cards:
+        for hold in card["holds"]:
+            at = max((h["at"] for h in card["history"] if h.get("key") == hold["key"]), default=None)
+            if not under_way(hold["key"], at):
+                problems.append(f"gift card {card['code']}: {hold['amount']} cents held by attempt {hold['key']} "
+                                f"({statuses.get(hold['key']) or 'unrecorded'}), neither credited back nor settled")
+    return problems
 
 
 def release(key):

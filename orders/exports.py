@@ -4,7 +4,11 @@ Columns (``ORDER_COLUMNS``): the order number, the date placed (UTC, ISO
 8601), the customer's e-mail, the lines (``SKU x qty @ price`` separated by
 ``; ``), subtotal, shipping, tax and total in dollars with two decimals, the
 amount refunded, the status, the PaymentIntent id and the refunds (``refund
-id amount date status`` separated by ``; ``). Streamed from
+id amount date status`` separated by ``; ``); then the discounts (issue 43): the order's
+``discount`` in dollars, the ``codes`` typed and the offers applied (``CODE name amount``, an
+offer without a code as ``name amount``, separated by ``; ``), each line's share of the
+discount (``line_discounts``: ``SKU amount`` per line with one, separated by ``; ``) and what
+gift cards paid (``gift_card``, dollars). Streamed from
 ``Order.objects.placed_between``.
 """
 
@@ -15,7 +19,8 @@ from core import csvcells, money
 from .models import Order
 
 ORDER_COLUMNS = ["number", "placed_at", "email", "lines", "subtotal", "shipping", "tax", "total",
-                 "refunded", "status", "payment_intent", "refunds"]
+                 "refunded", "status", "payment_intent", "refunds",
+                 "discount", "codes", "line_discounts", "gift_card"]
 
 
 def _text(value):
@@ -47,8 +52,19 @@ def order_row(document):
         "number": document["number"], "placed_at": _utc(document.get("placed_at")), "email": _text(document.get("email")),
         "lines": lines, **{k: _dollars(document.get(k)) for k in ("subtotal", "shipping", "tax", "total", "refunded")},
         "status": document.get("status", ""), "payment_intent": (document.get("payment") or {}).get("reference", ""),
-        "refunds": refunds,
+        "refunds": refunds, **discount_cells(document),
     }
+
+
+def discount_cells(document):
+    """The discount columns (``{column: text}``) of one order document: ``discount`` and
+    ``gift_card`` in dollars, ``codes`` (each discount as applied) and ``line_discounts``."""
+    codes = "; ".join(" ".join(p for p in (d.get("code", ""), _text(d.get("name")), _dollars(d.get("amount"))) if p)
+                      for d in document.get("discounts") or [])
+    shares = "; ".join(f"{line['sku']} {_dollars(line['discount'])}" for line in document.get("lines") or []
+                       if line.get("discount"))
+    return {"discount": _dollars(document.get("discount")), "codes": codes, "line_discounts": shares,
+            "gift_card": _dollars(document.get("gift_card"))}
 
 
 def write_orders(out, since=None, until=None, numbers=None):

@@ -182,10 +182,14 @@ def _discounts(priced, context):
 def _shipping(priced, context):
     """Step 2: shipping by the destination's zone and the chosen method
     (``shipping.rates.apply_shipping``: no round trip when the zones are cached); a
-    free-shipping code (step 1) then takes it off."""
+    free-shipping code (step 1) then takes it off. Gift cards sold (promotions) are e-mailed:
+    an order of nothing else ships nothing."""
+    from promotions.giftcards import is_gift_card
     from shipping.rates import apply_shipping
 
     apply_shipping(priced, context)
+    if priced.lines and all(is_gift_card(line.product_type) for line in priced.lines):
+        priced.shipping, priced.shipping_methods, priced.shipping_method, priced.shipping_refused = 0, [], None, ""
     if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
         for entry in priced.discounts:
             if entry["kind"] == "free_shipping":

@@ -5,7 +5,7 @@ from django.dispatch import Signal
 #: Sent once when an order is placed (``orders.checkout.place_order``). Keyword arguments:
 #:   order        the ``Order``
 #:   cart_id      the cart it was placed from (str)
-#:   lines        list of dicts ``{"sku": str, "qty": int, "price": int cents per unit}``
+#:   lines        list of dicts ``{"sku": str, "qty": int, "price": int cents per unit, "discount": int cents off the line}``
 #:   customer     the shopper's e-mail address (str)
 #:   session_key  the Django session key or "" (str)
 #:   completed_at an aware UTC datetime

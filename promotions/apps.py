@@ -10,10 +10,12 @@ class PromotionsConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_delete, post_save
 
+        from .labels import publish
         from .models import Offer
 
         def forget(sender, **kwargs):
             Offer.objects.forget()
+            publish()  # the storefront's labels: the offers' version token
 
         post_save.connect(forget, sender=Offer, dispatch_uid="promotions.forget_offers_saved", weak=False)
         post_delete.connect(forget, sender=Offer, dispatch_uid="promotions.forget_offers_deleted", weak=False)

@@ -93,6 +93,23 @@ class VoucherManager(MongoCollectionMixin, models.Manager):
                 made.extend(codes - failed)
         return made
 
+    def with_claims(self):
+        """``[{"code", "used", "claims": [{cart, key, at}]}]`` of every code holding a claim (one
+        read; ``claims.0`` exists: served by the ``claims.key`` index on MongoDB). For the audit
+        of claims (``orders.claims.audit``), not for a page."""
+        found = self.collection.find({"claims.0": {"$exists": True}},
+                                     {"code": 1, "used": 1, "claims.cart": 1, "claims.key": 1, "claims.at": 1})
+        return [{"code": d["code"], "used": d.get("used", 0), "claims": d.get("claims") or []} for d in found]
+
+    def campaign_uses(self, campaign):
+        """``[{"code", "used", "limit", "carts": [cart id, ...]}]`` of a campaign's codes, by code:
+        the carts of the uses each holds (paid orders, or checkouts under way). One read on the
+        ``campaign`` index, the claims projected to their carts."""
+        found = self.collection.find({"campaign": str(campaign)},
+                                     {"code": 1, "used": 1, "limit": 1, "claims.cart": 1}).sort("code", 1)
+        return [{"code": d["code"], "used": d.get("used", 0), "limit": d.get("limit", 1),
+                 "carts": [c["cart"] for c in d.get("claims") or [] if c.get("cart")]} for d in found]
+
     def campaign_codes(self, campaign):
         """``[(code, used, limit)]`` of a campaign's codes, by code (one read)."""
         return [(d["code"], d.get("used", 0), d.get("limit", 1)) for d in
@@ -117,9 +134,13 @@ class OfferManager(MongoCollectionMixin, models.Manager):
 
         found = cache.get(self.CACHE_KEY)
         if found is None:
-            found = list(self.collection.find({"active": True}).sort("priority", -1))
+            found = self.read_active()
             cache.set(self.CACHE_KEY, found, self.CACHE_SECONDS)
         return found
+
+    def read_active(self):
+        """The active offers, highest priority first (raw documents): one indexed read, no cache."""
+        return list(self.collection.find({"active": True}).sort("priority", -1))
 
     def forget(self):
         """Empty the cached offers (after an offer is saved or deleted)."""
@@ -130,12 +151,17 @@ class OfferManager(MongoCollectionMixin, models.Manager):
     def live(self, at):
         """The active offers whose dates hold ``at`` (UTC), highest priority first (``active``;
         the dates are checked here, so the query has no ``$or`` over null dates)."""
-        found = []
-        for document in self.active():
-            starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
-            if (starts is None or starts <= at) and (ends is None or at < ends):
-                found.append(document)
-        return found
+        return in_effect(self.active(), at)
+
+
+def in_effect(offers, at):
+    """The offers of ``offers`` (raw documents) whose dates hold ``at`` (UTC), in order."""
+    found = []
+    for document in offers:
+        starts, ends = clock.aware(document.get("starts_at")), clock.aware(document.get("ends_at"))
+        if (starts is None or starts <= at) and (ends is None or at < ends):
+            found.append(document)
+    return found
 
 
 class GiftCardManager(MongoCollectionMixin, models.Manager):
@@ -174,6 +200,13 @@ class GiftCardManager(MongoCollectionMixin, models.Manager):
                     {"$pull": {"holds": {"key": key}}, "$inc": {"balance": hold["amount"]}, "$push": {"history": entry}})
                 given += hold["amount"] if done.modified_count else 0
         return given
+
+    def with_holds(self):
+        """``[{"code", "holds": [{key, amount}], "history": [{key, at}]}]`` of every card holding a
+        debit not settled (one read). For the audit of claims (``orders.claims.audit``)."""
+        found = self.collection.find({"holds.0": {"$exists": True}},
+                                     {"code": 1, "holds": 1, "history.key": 1, "history.at": 1})
+        return [{"code": d["code"], "holds": d.get("holds") or [], "history": d.get("history") or []} for d in found]
 
     def settle(self, key):
         """Attempt ``key`` was paid: drop its holds (the debits stay in the history). One write."""

@@ -156,6 +156,9 @@ class GiftCard(models.Model):
     expires_at = models.DateTimeField()
     history = EmbeddedModelArrayField(GiftCardEntry, default=list, blank=True, editable=False)
     holds = EmbeddedModelArrayField(GiftCardHold, default=list, blank=True, editable=False)
+    # A card sold as a product (orders/gift_cards_sold.py): the order that bought it and where its code went.
+    order_number = models.CharField(max_length=32, blank=True, default="", editable=False)
+    sent_to = models.EmailField(blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = GiftCardManager()

@@ -12,6 +12,7 @@ integer cents; a percent is rounded half up once per code.
 from core import clock
 from core.money import apportion
 
+from .giftcards import is_gift_card
 from .models import Offer, Voucher, normalize
 
 WRONG, EXPIRED, USED_UP, NOT_APPLICABLE, NOT_COMBINABLE = (
@@ -42,13 +43,16 @@ def _as_set(values):
 def matches(voucher, line):
     """True when the priced ``line`` (``PricedLine``) is in ``voucher``'s range (a raw document):
     included (no include list at all means every line) and not excluded. Categories match
-    their whole subtree through the line's ``listed_in`` (its categories and their ancestors)."""
+    their whole subtree through the line's ``listed_in`` (its categories and their ancestors).
+    A gift card sold (``giftcards.is_gift_card``) is in no range."""
     def hit(prefix):
         return (bool(_as_set(voucher.get(f"{prefix}_categories")) & _as_set(line.listed_in))
                 or line.product_type in _as_set(voucher.get(f"{prefix}_types"))
                 or str(line.product_id) in _as_set(voucher.get(f"{prefix}_products"))
                 or line.sku in _as_set(voucher.get(f"{prefix}_skus")))
 
+    if is_gift_card(line.product_type):  # no discount on a gift card sold (it is money)
+        return False
     included = any(voucher.get(f"include_{name}") for name in ("categories", "types", "products", "skus"))
     return (hit("include") if included else True) and not hit("exclude")
 

@@ -505,3 +505,9 @@ SHOP_RETURN_REASONS = {
     "unwanted": "No longer wanted",
     "other": "Another reason",
 }
+
+# Gift cards sold as a product (orders/gift_cards_sold.py, docs/promotions.md): the product type whose
+# SKUs are gift cards (no shipping, no discount applies, no gift card pays for one; issued and
+# e-mailed once paid) and how many days an issued card lasts.
+SHOP_GIFT_CARD_TYPE = env.str("SHOP_GIFT_CARD_TYPE", default="Gift card")
+SHOP_GIFT_CARD_DAYS = env.int("SHOP_GIFT_CARD_DAYS", default=365)

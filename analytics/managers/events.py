@@ -68,10 +68,13 @@ class EventManager(MongoCollectionMixin, models.Manager):
     def record_order(self, cart_id, lines, userid="", ts=None):
         """Record one sale event per line of a completed order; idempotent per cart.
 
-        ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit}, ...]``
-        (the ``order_placed`` signal's). Each line's ``amount`` is its ``"amount"`` when
-        given (its part of the order's total, ``receivers.record_completed_order``), else
-        ``price * qty`` cents; its ``ref`` is ``order:<cart_id>:<line number>``,
+        ``lines``: ``[{"sku": str, "qty": int, "price": int cents per unit, "discount": int
+        cents off the line (optional)}, ...]`` (the ``order_placed`` signal's). Each line's
+        ``amount`` is its ``"amount"`` when given (its part of the order's total, what was
+        paid for it: ``receivers.record_completed_order``), else ``price * qty`` cents; its
+        ``discount`` the line's share of the order's discounts (already taken off its
+        ``amount``: a figure shown beside revenue, never subtracted again); its ``ref`` is
+        ``order:<cart_id>:<line number>``,
         so a signal delivered twice (same cart, shopper and ``ts``) writes
         nothing the second time (one upsert per line). ``ts``: when the order
         completed (aware UTC; default now). Returns the number of sale events
@@ -84,6 +87,7 @@ class EventManager(MongoCollectionMixin, models.Manager):
                 self.model.SALE, line["sku"], qty=qty, amount=int(line.get("amount", price * qty)), userid=userid, ts=ts,
                 ref=f"{ORDER_REF_PREFIX}{cart_id}:{number}",
             )
+            document["discount"] = int(line.get("discount") or 0)
             # The filter holds the shard key of events, (userid, ts): an upsert on a
             # sharded collection needs it.
             result = self.collection.update_one(

@@ -329,8 +329,10 @@ class RollupManager(MongoCollectionMixin, models.Manager):
     def totals(self, level, start=None, end=None, key="store"):
         """The sums of the measures of ``key`` over the ``level`` buckets in ``[start, end)``.
 
-        Returns ``{total, count, units, views, carts, live_count, refunds, mean, net}`` (zeros when
-        empty); ``net`` is ``total - refunds`` (revenue less what was refunded in the period).
+        Returns ``{total, count, units, views, carts, live_count, refunds, discounts, mean, net}``
+        (zeros when empty); ``total`` is what the sales were paid (after discounts, with tax and
+        shipping), ``discounts`` what was taken off them, ``net`` is ``total - refunds`` (revenue
+        less what was refunded in the period).
         """
         rows = self.buckets(level, key, start, end)
         sums = {m: sum(r.get(m, 0) for r in rows) for m in MEASURES}

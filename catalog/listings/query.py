@@ -36,9 +36,10 @@ WINDOWED_FROM = 200
 #: What a product card shows: not the track lists; the variants (a few each), whose SKUs' stock
 #: the card sums (``ProductManager.with_availability``).
 CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
-               "details.genre": 1, "details.issue_date": 1, "image": 1, "variants": 1}
+               "details.genre": 1, "details.issue_date": 1, "image": 1, "variants": 1,
+               "listed_in": 1}  # listed_in: which automatic offers cover the card (promotions.labels)
 #: The same as model fields (``ProductManager.card_from_document``).
-CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image", "variants"}
+CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image", "variants", "listed_in"}
 
 
 def category_match(category_ids, min_cents=None, max_cents=None):

@@ -61,6 +61,11 @@ The scopes (names of version documents):
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
   searches sorted by price or date), bumped by every product write;
+- ``offers``: the automatic offers (promotions), whose labels the cards and
+  product pages show; its token is written by promotions when an offer is
+  saved or deleted and says how many are active and when they start or end
+  (``promotions.labels``), so a page knows without a read whether any
+  offer applies; read with the base scopes;
 - ``catalog`` (the *epoch*): in every key; bumped by a reset of the whole
   catalog (``delete_all``), and created with a random token when missing,
   so a database emptied and filled again starts from keys no cache holds.
@@ -112,8 +117,10 @@ PRODUCTS = "products"
 #: The issue dates of products (the home page's newest): bumped by a product created,
 #: deleted, or given another issue date.
 ISSUED = "issued"
+#: The automatic offers' labels (promotions.labels): written when an offer is saved or deleted.
+OFFERS = "offers"
 #: Read with the first cached read of every request.
-BASE = (EPOCH, NAVIGATION, TREE, PRODUCTS, ISSUED)
+BASE = (EPOCH, NAVIGATION, TREE, PRODUCTS, ISSUED, OFFERS)
 #: The token of a scope never bumped (no document yet); the epoch tells databases apart.
 UNSET = "0"
 

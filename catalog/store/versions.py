@@ -68,6 +68,16 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
             pass
         return self.collection.find_one({"name": EPOCH}, {"token": 1})["token"]
 
+    def set_token(self, name, token):
+        """Give scope ``name`` the token ``token`` (str) its writer chose, e.g. the offers' (a
+        random part and what it says of them, ``promotions.labels``). One write (two when a
+        first write of the scope races another)."""
+        forget_version()
+        try:
+            self.collection.update_one({"name": name}, {"$set": {"token": str(token)}}, upsert=True)
+        except DuplicateKeyError:  # created by another process at the same moment
+            self.collection.update_one({"name": name}, {"$set": {"token": str(token)}})
+
     def bump(self, names=(EPOCH,)):
         """Give the scopes ``names`` (scope names, see ``catalog/store/cache.py``; default the epoch:
         every cached read) new tokens: one write (a ``bulk_write`` of upserts), none for no

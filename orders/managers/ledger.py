@@ -60,6 +60,14 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
         except DuplicateKeyError:
             raise AttemptFenced() from None
 
+    def statuses(self, keys):
+        """``{key: status}`` of the attempts among ``keys`` that are recorded (one read by
+        ``_id``; none for no keys). The claims' audit (``orders.claims.audit``)."""
+        wanted = sorted({str(k) for k in keys if k})
+        if not wanted:
+            return {}
+        return {d["_id"]: d.get("status") for d in self.collection.find({"_id": {"$in": wanted}}, {"status": 1})}
+
     def get_raw(self, key):
         """The attempt's raw document (one read), or None."""
         return self.collection.find_one({"_id": key})

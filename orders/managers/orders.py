@@ -112,6 +112,16 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         cursor = self.collection.find({"number": {"$in": [str(n) for n in numbers]}})
         return sorted(cursor, key=lambda d: (d["placed_at"], str(d["_id"])))
 
+    def by_carts(self, cart_ids):
+        """The order documents placed from the carts ``cart_ids`` (str), with ``cart_id``,
+        ``number``, ``total``, ``refunded``, ``discounts`` and ``placed_at`` only: one read on
+        the unique ``cart_id`` index (a campaign's report, ``promotions.reports``)."""
+        wanted = sorted({str(c) for c in cart_ids if c})
+        if not wanted:
+            return []
+        return list(self.collection.find({"cart_id": {"$in": wanted}}, {
+            "cart_id": 1, "number": 1, "total": 1, "refunded": 1, "discounts": 1, "placed_at": 1}))
+
     def get_by_number(self, number):
         """The order with ``number`` (one read), or None. ``number`` is typed text: normalized first."""
         number = numbers.normalize(number)

@@ -131,16 +131,17 @@ def test_grouping_counts_a_sale_once_in_each_key():
          {"_id": "metal", "ancestors": [{"_id": "music"}, {"_id": "rock"}]}],
     )
     assert [k for k, _, _ in keys["A"]] == ["store", "sku:A", "category:metal", "category:rock", "category:music"]
-    events = [{"type": "sale", "sku": "A", "qty": 2, "amount": 500, "ts": at(2021, 1, 1, 10, 5), "ref": "order:x:0"},
+    events = [{"type": "sale", "sku": "A", "qty": 2, "amount": 500, "discount": 60, "ts": at(2021, 1, 1, 10, 5),
+               "ref": "order:x:0"},
               {"type": "sale", "sku": "A", "qty": 1, "amount": 300, "ts": at(2021, 1, 1, 10, 50), "ref": "chinook:1"},
               {"type": "view", "sku": "A", "qty": 1, "amount": 0, "ts": at(2021, 1, 1, 10, 7)},
               {"type": "sale", "sku": "Z", "qty": 1, "amount": 100, "ts": at(2021, 1, 1, 11)},
               {"type": "refund", "sku": "", "qty": 0, "amount": 40, "ts": at(2021, 1, 1, 11, 30), "ref": "refund:x:r"}]
     buckets = bucketing.hourly_buckets(events, keys)
-    # kind, ref, total, count, units, views, carts, live_count, refunds
-    assert buckets[("category:music", at(2021, 1, 1, 10))] == ["category", "music", 800, 2, 3, 1, 0, 1, 0]
+    # kind, ref, total, count, units, views, carts, live_count, refunds, discounts
+    assert buckets[("category:music", at(2021, 1, 1, 10))] == ["category", "music", 800, 2, 3, 1, 0, 1, 0, 60]
     # A refund counts for the store only, in refunds.
-    assert buckets[("store", at(2021, 1, 1, 11))] == ["store", None, 100, 1, 1, 0, 0, 1, 40]
+    assert buckets[("store", at(2021, 1, 1, 11))] == ["store", None, 100, 1, 1, 0, 0, 1, 40, 0]
     assert ("sku:Z", at(2021, 1, 1, 11)) in buckets and len(buckets) == 5 + 2
 
 

@@ -22,6 +22,8 @@ RANK = {"shop": 5, "accounts": 4, "analytics": 4, "api": 4, "orders": 3, "promot
 AGAINST_THE_DIRECTION = {
     ("promotions.pricing", "orders.pricing"): "the cart page's discounted total (issue 43's code, not yet moved to orders)",
     ("promotions.session", "orders.pricing"): "the session's PricingContext (issue 43's code, not yet moved to orders)",
+    ("promotions.reports", "orders.models"): "a campaign's report reads its codes' orders for the vouchers' admin "
+                                             "(issue 43's code, not yet moved to orders)",
 }
 
 # Imports inside functions, each ``(file, module imported): reason``.
@@ -40,6 +42,8 @@ INSIDE_FUNCTIONS = {
     ("inventory/apps.py", "inventory.checks"): "AppConfig.ready registers the system check",
     ("orders/apps.py", "orders.emails"): "AppConfig.ready connects the e-mail receivers",
     ("orders/apps.py", "orders.signals"): "AppConfig.ready connects the receivers",
+    ("orders/apps.py", "orders.gift_cards_sold"): "AppConfig.ready connects the gift cards' issue",
+    ("promotions/apps.py", "promotions.labels"): "AppConfig.ready: an offer saved publishes the labels' token",
     ("shop/apps.py", "shop.staffpasswords"): "AppConfig.ready connects the password receivers",
     ("shop/apps.py", "core.mqlpanel"): "AppConfig.ready: the debug toolbar panel, in DEBUG only",
     ("shop/startup.py", "catalog.models"): "start-up runs before the app registry is ready",

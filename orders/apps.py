@@ -12,3 +12,8 @@ class OrdersConfig(AppConfig):
         from .signals import order_placed
 
         order_placed.connect(send_order_confirmation, dispatch_uid="orders.send_order_confirmation")
+
+        from .invoices import credit_note_after_refund
+        from .signals import order_refunded
+
+        order_refunded.connect(credit_note_after_refund, dispatch_uid="orders.credit_note_after_refund")

@@ -10,9 +10,15 @@ unique ``number`` and ``cart_id`` indexes come from the fields (see
 
 from core.mongo.indexes import model_indexes
 
-from .models import Order, PaymentAttempt
+from .models import Invoice, Order, PaymentAttempt
 
-INDEXES = model_indexes(Order, PaymentAttempt)
+#: Refunds by their time: the recovery of missing credit notes looks at recent refunds only
+#: (orders.invoices.issue_missing). A multikey index on an embedded array's field, which
+#: Meta.indexes cannot name; the orders migration 0008_invoices creates it.
+REFUND_AT_INDEX = ([("refunds.at", 1)], {"name": "order_refund_at"})
+
+INDEXES = model_indexes(Order, PaymentAttempt, Invoice)
+INDEXES["orders"].append(REFUND_AT_INDEX)
 
 
 # The sharding plan (core.mongo.sharding, docs/sharding.md): orders on a hashed _id (ObjectIds

@@ -11,4 +11,5 @@ urlpatterns = [
     path("checkout/confirm/", views.checkout_confirm, name="checkout_confirm"),
     path("stripe/webhook/", webhooks.receive, name="stripe_webhook"),
     path("order/<str:number>/", views.order, name="order"),
+    path("order/<str:number>/documents/<str:document>.pdf", views.invoice_pdf, name="invoice_pdf"),
 ]

@@ -5,8 +5,9 @@ every ``PAYMENT_RECONCILE_INTERVAL`` seconds. For every checkout left behind
 by a crash (a pending cart, a payment attempt not finished), it either
 finishes the order (the charge was taken, the units are still held) or
 refunds the charge, and never both; a payment never taken is voided and its
-cart given back to the shopper (``orders.reconcile``). Safe to run twice or
-concurrently.
+cart given back to the shopper (``orders.reconcile``). Then it issues the invoice
+of every paid order that has none and the credit note of every recent refund that
+has none (``orders.invoices.issue_missing``). Safe to run twice or concurrently.
 """
 
 from django.conf import settings
@@ -35,3 +36,7 @@ class Command(BaseCommand):
             "Payments reconciled: {finished} order(s) finished, {refunded} charge(s) refunded, "
             "{voided} attempt(s) voided, {unlocked} cart(s) unlocked.".format(**report),
         )
+        from orders.invoices import issue_missing
+
+        issued = issue_missing(older_than=options["older_than"])
+        log_change(self, "Invoices issued: {invoices}; credit notes issued: {credit_notes}.".format(**issued))

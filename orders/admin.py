@@ -157,7 +157,7 @@ class OrderAdmin(admin.ModelAdmin):
         if not documents:
             return "None yet (issued after the payment; reconcile_payments issues a missing one)."
         return format_html_join(
-            mark_safe("<br>"), '<a href="{}">{} {} (PDF)</a>, {}: {}',  # nosec: a constant separator
+            mark_safe("<br>"), '<a href="{}">{} {} (PDF)</a>, {}: {}',  # nosec
             ((reverse("admin:orders_invoice_pdf", args=[doc.pk]), doc.title, doc.number,
               doc.issued_at.strftime("%Y-%m-%d"), money(doc.total)) for doc in documents))
 

@@ -38,7 +38,8 @@ def send_order_confirmation(sender=None, order=None, **kwargs):
 def _confirm_with_invoice(order):
     from .invoices import invoice_attachments
 
-    return send_templated("order_confirmation", [order.email], {"order": order}, invoice_attachments(order))
+    invoice, attachments = invoice_attachments(order)
+    return send_templated("order_confirmation", [order.email], {"order": order, "invoice": invoice}, attachments)
 
 
 def send_shipping_notice(order):

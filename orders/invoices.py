@@ -229,14 +229,15 @@ def attachment(document):
 
 
 def invoice_attachments(order):
-    """Issue ``order``'s invoice (once) and return its PDF as a list of one e-mail attachment;
-    [] when that failed (logged: the e-mail goes without it, ``issue_missing`` issues it later)."""
+    """Issue ``order``'s invoice (once) and return ``(Invoice, [its PDF as an e-mail
+    attachment])``; ``(None, [])`` when that failed (logged: the e-mail goes without it,
+    ``issue_missing`` issues it later)."""
     try:
         invoice, _ = issue_invoice(order)
-        return [attachment(invoice)]
+        return invoice, [attachment(invoice)]
     except Exception:
         logger.exception("Order %s: its invoice could not be issued or rendered now.", order.number)
-        return []
+        return None, []
 
 
 def credit_note_after_refund(sender=None, number="", request="", **kwargs):

@@ -125,6 +125,52 @@ def test_a_crash_after_the_invoice_before_the_order_is_marked_issues_no_second_o
     assert Order.objects.get_by_number(order.number).invoice_number == Invoice.objects.get().number
 
 
+def test_the_invoice_waits_for_the_response_of_the_request_that_placed_the_order():
+    """Never in checkout's critical path: inside a request the invoice (and the confirmation
+    carrying it) comes once the response is sent (request_finished)."""
+    from django.core.signals import request_finished, request_started
+
+    stock("A", 5)
+    request_started.send(sender=None)
+    order = place(cart_with(("A", 1)).id)
+    assert Invoice.objects.count() == 0 and mail.outbox == []
+    request_finished.send(sender=None)
+    invoice = Invoice.objects.get()
+    assert invoice.order_number == order.number
+    (message,) = mail.outbox
+    assert message.attachments[0][0] == invoice.filename and f"Invoice {invoice.number} is attached" in message.body
+
+
+def test_a_server_without_transactions_gets_its_numbers_by_claim(monkeypatch):
+    """A standalone MongoDB answers IllegalOperation (code 20) to a transaction: the number is
+    claimed by the unique index instead, and later issues go there directly."""
+    from pymongo.errors import OperationFailure
+
+    def standalone(self, document, mark):
+        raise OperationFailure("Transaction numbers are only allowed on a replica set member or mongos", code=20)
+
+    monkeypatch.setattr(InvoiceManager, "use_transactions", None)
+    monkeypatch.setattr(InvoiceManager, "_issue_in_transaction", standalone)
+    stock("A", 5)
+    orders = [place(cart_with(("A", 1)).id) for _ in range(2)]
+    assert InvoiceManager.use_transactions is False
+    assert [Order.objects.get_by_number(o.number).invoice_number for o in orders] == [
+        format_number("invoice", orders[0].placed_at.year, n) for n in (1, 2)]
+
+
+def test_a_counter_behind_the_documents_is_brought_up_and_no_number_is_given_twice(monkeypatch):
+    """Numbers claimed without a transaction (the counter untouched), then the transaction
+    path: the duplicate number is refused, the counter raised to the highest, the next one used."""
+    stock("A", 5)
+    monkeypatch.setattr(InvoiceManager, "use_transactions", False)
+    first = [place(cart_with(("A", 1)).id) for _ in range(2)]
+    monkeypatch.setattr(InvoiceManager, "use_transactions", None)
+    later = place(cart_with(("A", 1)).id)
+    year = later.placed_at.year
+    assert Order.objects.get_by_number(later.number).invoice_number == format_number("invoice", year, 3)
+    assert Invoice.objects.numbers_of("invoice", year) == [1, 2, 3] and len(first) == 2
+
+
 def test_recovery_by_the_command(monkeypatch):
     from django.core.management import call_command
 

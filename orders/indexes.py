@@ -26,4 +26,6 @@ INDEXES["orders"].append(REFUND_AT_INDEX)
 # those values then: docs/sharding.md); the order counter and the payment ledger stay unsharded.
 SHARD_KEYS = [("orders", {"_id": "hashed"}, False)]
 UNIQUE_BEFORE_SHARDING = {"orders": ("number", "cart_id")}
-UNSHARDED = ("counters", "payment_attempts")
+# Invoices stay unsharded: their unique number, source and (kind, year, seq) indexes are what
+# give a sale one document and a year gapless numbers (docs/after-the-sale.md#invoices).
+UNSHARDED = ("counters", "payment_attempts", "invoices")

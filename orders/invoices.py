@@ -157,7 +157,7 @@ def issue_invoice(order):
     False when it had one already (that one is returned). Marks the order's
     ``invoice_number`` in the same transaction. Raises what the database raises."""
     document = invoice_document(order)
-    return Invoice.objects.issue(document, lambda number: ({"number": order.number},
+    return Invoice.objects.issue(document, lambda number: ({"_id": order.pk},
                                                            {"$set": {"invoice_number": number}}))
 
 
@@ -169,7 +169,7 @@ def issue_credit_note(order, request):
     if document is None:
         return None, False
     request = document["refund_request"]
-    return Invoice.objects.issue(document, lambda number: ({"number": order.number, "refunds.request": request},
+    return Invoice.objects.issue(document, lambda number: ({"_id": order.pk, "refunds.request": request},
                                                            {"$set": {"refunds.$.credit_note": number}}))
 
 

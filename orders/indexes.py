@@ -14,7 +14,7 @@ from .models import Invoice, Order, PaymentAttempt
 
 #: Refunds by their time: the recovery of missing credit notes looks at recent refunds only
 #: (orders.invoices.issue_missing). A multikey index on an embedded array's field, which
-#: Meta.indexes cannot name; the orders migration 0008_invoices creates it.
+#: Meta.indexes cannot name; the orders migration 0009_invoices creates it.
 REFUND_AT_INDEX = ([("refunds.at", 1)], {"name": "order_refund_at"})
 
 INDEXES = model_indexes(Order, PaymentAttempt, Invoice)

@@ -87,6 +87,7 @@ def invoice_document(order, moment=None):
         "subtotal": order.subtotal, "discount": order.discount or 0, "shipping": order.shipping,
         "shipping_tax": order.shipping_tax or 0, "tax": order.tax, "total": order.total,
         "gift_card": order.gift_card or 0,
+        "shipping_name": getattr(getattr(order, "shipping_method", None), "name", "") or "",
     }
 
 

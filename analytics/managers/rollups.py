@@ -275,6 +275,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         the new ones are inserted (``insert_many``, ``WRITE_BATCH`` per round
         trip), the changed ones replaced (``ReplaceOne`` upserts in bulk), the
         unchanged ones left alone. Inserts first: on the local SecantusDB
+        (docs/local-server-differences.md: local-server difference 19)
         server a batch of inserts commits once, a bulk of updates once per
         update (about 1 ms each with ``--sync-on-commit``); on MongoDB both
         are bulk writes. A bucket another run inserted meanwhile (a takeover

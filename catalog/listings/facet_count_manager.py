@@ -60,6 +60,7 @@ class FacetCountManager(MongoCollectionMixin, models.Manager):
         a dozen). ``counts`` as ``FacetPartsMixin`` counts them: ``{"total", "values": {code:
         {value: n}}, "bands": {band key: n}}``."""
         # An ``$in`` of the ids rather than a range of "<id>:" strings: SecantusDB 0.7.0b3
+        # (docs/local-server-differences.md: local-server difference 18)
         # scans the collection for a range of ``_id`` (MongoDB reads either from the index).
         ids = {_id(category_id, part): part for part in stamps}
         found = {}

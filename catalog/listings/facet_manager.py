@@ -7,6 +7,7 @@ sub-pipeline per facet (``$group`` by the attribute's value, a single
 value or a whole list, and count; the lists are split into their values
 here), the price bands (``$bucket`` on ``pricing.retail``) and the totals.
 (An ``$unwind`` of the lists first, as usual, cost SecantusDB 0.7.0b3
+(docs/local-server-differences.md: local-server differences 22 and 2)
 four times the match itself: it copies each whole product once per value.
 Grouping by the whole list gives a few distinct lists, split here, with
 the same counts on any server; a product counts once per distinct value.) Each facet's counts apply the other

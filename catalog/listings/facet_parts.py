@@ -61,6 +61,7 @@ def part_range(part):
     high = None if part == AFTER else datetime.datetime(FIRST_YEAR if part == BEFORE else part + 10, 1, 1)
     # "After the millisecond before" rather than ``$gte``: the same dates on MongoDB (BSON
     # dates are milliseconds), but SecantusDB 0.7.0b3 leaves out the products issued at
+    # (docs/local-server-differences.md: local-server difference 7)
     # exactly the lower bound when it reads the range from the ``listed_in_issue_date``
     # index (whose date is descending).
     return {**({"$gt": low - _MILLISECOND} if low else {}), **({"$lt": high} if high else {})}

@@ -170,6 +170,7 @@ def refine(stages, filters, fields):
     when that is a category's (``{listed_in: id, details.artist: {$in:
     [...]}}``), so that the facet's index (``listed_in`` then the field:
     ``catalog.store.indexes.facet_indexes``) serves it: SecantusDB 0.7.0b3 uses an
+    (docs/local-server-differences.md: local-server difference 14)
     index only for one ``$match``'s conditions, and a real MongoDB merges
     consecutive ``$match`` stages into the same query. (A facet of a list,
     as ``details.genre``, has no such index: MongoDB cannot index two arrays

@@ -147,6 +147,7 @@ class ListingsMixin:
         as cards with their availability (a ``CardList``).
 
         SecantusDB 0.7.0b3 never sorts from an index: a sort of a category's
+        (docs/local-server-differences.md: local-server difference 6)
         products reads and sorts every one of them (about 1.2 s for 10,000).
         So they are looked for among the products issued since a point
         before now (90 days, then 4 times further back each time), which the

@@ -50,6 +50,7 @@ def category_match(category_ids, min_cents=None, max_cents=None):
     so one category's whole subtree is one equality, served by the
     ``listed_in_issue_date`` index. (An ``$in`` over the subtree's ids, as
     before, costs SecantusDB 0.7.0b3 far more per id than per product: 1.2 s
+    (docs/local-server-differences.md: local-server differences 20 and 22)
     for 56 categories and 560 products, against one equality's cost per
     product.)
     """

@@ -31,6 +31,7 @@ def search_ranking(words):
 
     Computed from the product's own fields with ``$regexMatch`` (no ``$text``
     score, which SecantusDB lacks), over ``$map``/``$filter`` of the arrays
+    (docs/local-server-differences.md: local-server differences 1 and 2)
     rather than ``"$details.tracks.title"`` paths (which SecantusDB evaluates
     to missing). Works with whatever ``$match`` selected the products.
     """

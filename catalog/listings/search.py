@@ -52,6 +52,7 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     multikey ``keywords`` index. The words are consecutive ``$match``
     stages of one aggregation, which MongoDB merges into one ``$and``
     served by the index; SecantusDB 0.7.0b3 uses an index only for a
+    (docs/local-server-differences.md: local-server differences 14 and 12)
     ``$match`` of one top-level condition (an ``$and``, ``$all`` or
     ``$elemMatch`` scans the collection), so the first stage uses the index
     and the others filter what it found. Returns a ``ProductListing``

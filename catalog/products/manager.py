@@ -388,6 +388,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         Served by the ``(details.artist, details.issue_date -1)`` index: only
         albums and TV seasons have an artist, so no type is named (an ``$in``
         of the two types made SecantusDB 0.7.0b3 scan). Returns a ``ProductQuery``.
+        (docs/local-server-differences.md: local-server difference 17)
         """
         return ProductQuery(self, {"details.artist": str(artist)}, SORTS["newest"])
 

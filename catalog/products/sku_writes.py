@@ -31,6 +31,7 @@ def _new_pricing(pricing, given):
 
 
 #: SKUs per ``$in`` of the imports' reads: SecantusDB 0.7.0b3 compares each indexed match with
+#: (docs/local-server-differences.md: local-server difference 20)
 #: every value of an ``$in``, so one of 1,000 SKUs costs about 6 times ten of 100 (MongoDB serves
 #: both from the index alike).
 SKUS_PER_READ = 100

@@ -134,6 +134,7 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
             # bulk write of each one's new list, on the condition that its list is unchanged.
             # (The positional "$set": {"details.<code>.$": new} MongoDB evaluates is refused by
             # SecantusDB 0.7.0b3, "The positional operator did not find the match needed".)
+            # (docs/local-server-differences.md: local-server difference 5)
             held = products.find({"type": name, path: {"$in": list(renames)}}, {path: 1})
             writes = []
             for document in held:

@@ -44,6 +44,7 @@ _PRODUCT_INDEXES = [
     ([("pricing.retail", ASCENDING)], {"name": "retail_price"}),
     # An artist's products, newest first. Only albums and TV seasons have an
     # artist, so the query names no type (SecantusDB uses no index for a type $in).
+    # (docs/local-server-differences.md: local-server difference 17)
     ([("details.artist", ASCENDING), ("details.issue_date", DESCENDING)], {"name": "artist_issue_date"}),
     # Search-as-you-type: an anchored prefix pattern over the lower-cased title.
     ([("title_lower", ASCENDING), ("_id", ASCENDING)], {"name": "title_lower"}),

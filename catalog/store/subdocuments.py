@@ -21,6 +21,7 @@ which step of a path that does not resolve failed and why
 
 One ``$project`` rather than a ``$set`` stage per step: a stage rewrites the
 whole document, which on SecantusDB made a track of a 5,000-track album cost
+(docs/local-server-differences.md: local-server difference 11)
 340 ms against 10 ms for the ``$let`` chain (``bench/api_paths.py``). A key is
 tested with ``$objectToArray`` before ``$getField`` takes it, as MongoDB's
 ``$getField`` of an absent key is missing but some engines answer null.

@@ -58,6 +58,7 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
 
     def _create_epoch(self):
         # SecantusDB difference: when several find_one_and_update(upsert=True) race to
+        # (docs/local-server-differences.md: local-server difference 10)
         # create one missing document, the losers get None back instead of the
         # document. So the document is created by a plain upsert and read again;
         # a real MongoDB evaluates this form identically.

@@ -135,6 +135,7 @@ class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixi
         navigation, so the page needs no other category query. Two reads,
         each cached and served by the ``parent_id`` index (as one ``$or``
         query MongoDB serves it from the index, but SecantusDB 0.7.0b3 scans
+        (docs/local-server-differences.md: local-server difference 13)
         the collection for any ``$or``). Only the children are read: a top
         category of the generated catalog has about 500 categories below
         it, and turning them all into models cost a warm page 12 ms.

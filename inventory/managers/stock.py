@@ -117,6 +117,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         ``insert_many`` of the others (a document another process created in
         between makes its insert fail as a duplicate key, which is left as it
         is). Inserts rather than ``$setOnInsert`` upserts: the local SecantusDB
+        (docs/local-server-differences.md: local-server differences 19, 3 and 20)
         server commits an insert batch once but each upsert on its own (about
         3 ms each: a third of ``populatedb``'s time), and MongoDB runs both forms alike.
         Returns the number of documents created. Raises ``StockError`` for a negative ``qty``.

@@ -4,7 +4,7 @@ on ``Invoice.objects``.
 A number is gapless per kind and year: the documents of a kind and year hold ``seq`` 1..N
 with no hole and no repeat. Two ways, the same guarantees:
 
-* **In a transaction** (a server with multi-document transactions: the local SecantusDB
+* **In a transaction** (a server with multi-document transactions: the shop's local
   server, a replica set, a sharded cluster): the year's counter (``counters {_id:
   "invoice:2026", seq}``) is raised by ``$inc`` (an ``update_one``, upserted on first use, then a
   read of it in the transaction), the document inserted with that ``seq`` and the order

@@ -27,7 +27,7 @@ from core.templatetags.money import money
 from . import fulfilment, numbers
 from .exports import write_orders
 from .exceptions import InvalidTransition, OrderError
-from .models import Order, PaymentAttempt
+from .models import Invoice, Order, PaymentAttempt
 from .refunds import refund_order, refundable
 
 
@@ -147,8 +147,19 @@ class OrderAdmin(admin.ModelAdmin):
     actions = ["ship", "deliver", "cancel_and_refund", "export_csv"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
               "shipping_address", "payment_details", "shipment_list", "refund_history", "status_history",
-              "order_timeline", "cart_id"]
+              "order_timeline", "cart_id", "invoice_documents"]
     readonly_fields = fields
+
+    @admin.display(description="Invoices")
+    def invoice_documents(self, order):
+        """The order's invoice and credit notes, each a link to its PDF (``InvoiceAdmin``)."""
+        documents = Invoice.objects.for_order(order.number)
+        if not documents:
+            return "None yet (issued after the payment; reconcile_payments issues a missing one)."
+        return format_html_join(
+            mark_safe("<br>"), '<a href="{}">{} {} (PDF)</a>, {}: {}',  # nosec
+            ((reverse("admin:orders_invoice_pdf", args=[doc.pk]), doc.title, doc.number,
+              doc.issued_at.strftime("%Y-%m-%d"), money(doc.total)) for doc in documents))
 
     def get_urls(self):
         return [path("<path:object_id>/refund/", self.admin_site.admin_view(self.refund_view),
@@ -467,3 +478,80 @@ class PaymentAttemptAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # The ledger is the shop's record of money taken.
 from . import admin_returns  # noqa: E402,F401  (returns' admin: orders/admin_returns.py)
+
+
+@admin.register(Invoice)
+class InvoiceAdmin(admin.ModelAdmin):
+    """Invoices and credit notes, read-only (issued by ``orders.invoices``, never edited): the
+    list by number, order and date, each with its PDF (``<id>/pdf/``)."""
+
+    list_display = ["number", "kind", "issued_at", "order_number", "buyer_name", "total_price", "pdf_link"]
+    list_filter = ["kind", "year"]
+    search_fields = ["=number", "=order_number"]
+    search_help_text = "Search by document number or order number (exact)."
+    ordering = ["-issued_at"]
+    list_per_page = 50
+    fields = ["number", "kind", "issued_at", "order_link", "credited_invoice", "reason", "seller_name",
+              "seller_address", "seller_vat_number", "buyer_name", "buyer_email", "buyer_address",
+              "buyer_vat_number", "document_lines", "document_figures", "reverse_charge", "pdf_link"]
+    readonly_fields = fields
+
+    def get_urls(self):
+        return [path("<path:object_id>/pdf/", self.admin_site.admin_view(self.pdf_view), name="orders_invoice_pdf"),
+                *super().get_urls()]
+
+    def pdf_view(self, request, object_id):
+        """The document's PDF (``orders.invoices.render_pdf``); needs the view permission."""
+        from .invoices import render_pdf
+
+        document = self.get_object(request, object_id)
+        if document is None:
+            raise Http404("No such document.")
+        if not self.has_view_permission(request, document):
+            raise PermissionDenied
+        response = HttpResponse(render_pdf(document), content_type="application/pdf")
+        response["Content-Disposition"] = f'inline; filename="{document.filename}"'
+        return response
+
+    @admin.display(description="Total", ordering="total")
+    def total_price(self, document):
+        return money(document.total)
+
+    @admin.display(description="PDF")
+    def pdf_link(self, document):
+        return format_html('<a href="{}">{} (PDF)</a>', reverse("admin:orders_invoice_pdf", args=[document.pk]),
+                           document.filename)
+
+    @admin.display(description="Order")
+    def order_link(self, document):
+        order = Order.objects.get_by_number(document.order_number)
+        if order is None:
+            return document.order_number
+        return format_html('<a href="{}">{}</a>', reverse("admin:orders_order_change", args=[order.pk]),
+                           document.order_number)
+
+    @admin.display(description="Lines")
+    def document_lines(self, document):
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}</td></tr>",
+            ((line.sku, line.title, line.qty, money(line.price), money(line.net), line.tax_rate, money(line.tax),
+              money(line.amount)) for line in document.lines))
+        return format_html('<table class="lines"><thead><tr><th>SKU</th><th>Title</th><th>Quantity</th><th>Price</th>'
+                           "<th>Net</th><th>Rate</th><th>Tax</th><th>Amount</th></tr></thead><tbody>{}</tbody></table>",
+                           rows)
+
+    @admin.display(description="Figures")
+    def document_figures(self, document):
+        return format_html("Items {} − discounts {} + shipping {} ({} tax) · {} {} · <strong>total {}</strong>",
+                           money(document.subtotal), money(document.discount), money(document.shipping),
+                           money(document.shipping_tax), document.tax_name, money(document.tax),
+                           money(document.total))
+
+    def has_add_permission(self, request):
+        return False  # Issued after the payment and after each refund.
+
+    def has_change_permission(self, request, obj=None):
+        return False  # A snapshot: an error is corrected by a credit note, never by an edit.
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # Numbers are gapless: a document is never removed.

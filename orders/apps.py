@@ -15,3 +15,8 @@ class OrdersConfig(AppConfig):
         order_placed.connect(send_order_confirmation, dispatch_uid="orders.send_order_confirmation")
         # Gift cards sold (promotions): issued once and e-mailed when their order is placed (paid).
         order_placed.connect(issue_gift_cards, dispatch_uid="orders.issue_gift_cards")
+
+        from .invoices import credit_note_after_refund
+        from .signals import order_refunded
+
+        order_refunded.connect(credit_note_after_refund, dispatch_uid="orders.credit_note_after_refund")

@@ -10,13 +10,17 @@ unique ``number`` and ``cart_id`` indexes come from the fields (see
 
 from core.mongo.indexes import model_indexes
 
-from .models import Order, PaymentAttempt, ReturnRequest
+from .models import Invoice, Order, PaymentAttempt, ReturnRequest
 
-INDEXES = model_indexes(Order, PaymentAttempt, ReturnRequest)
+INDEXES = model_indexes(Order, PaymentAttempt, ReturnRequest, Invoice)
 # Refunds whose units are still due back in stock (orders.returns.recover: a crash between a
 # refund of lines and its restock); multikey, few entries match "due". Migration 0009_returns.
 RESTOCK_DUE = ([("refunds.restock", 1)], {"name": "order_refund_restock"})
-INDEXES["orders"].append(RESTOCK_DUE)
+#: Refunds by their time: the recovery of missing credit notes looks at recent refunds only
+#: (orders.invoices.issue_missing). A multikey index on an embedded array's field, which
+#: Meta.indexes cannot name; the orders migration 0010_invoices creates it.
+REFUND_AT_INDEX = ([("refunds.at", 1)], {"name": "order_refund_at"})
+INDEXES["orders"].extend([RESTOCK_DUE, REFUND_AT_INDEX])
 
 
 # The sharding plan (core.mongo.sharding, docs/sharding.md): orders on a hashed _id (ObjectIds
@@ -24,4 +28,6 @@ INDEXES["orders"].append(RESTOCK_DUE)
 # those values then: docs/sharding.md); the order counter and the payment ledger stay unsharded.
 SHARD_KEYS = [("orders", {"_id": "hashed"}, False)]
 UNIQUE_BEFORE_SHARDING = {"orders": ("number", "cart_id")}
-UNSHARDED = ("counters", "payment_attempts")
+# Invoices stay unsharded: their unique number, source and (kind, year, seq) indexes are what
+# give a sale one document and a year gapless numbers (docs/after-the-sale.md#invoices).
+UNSHARDED = ("counters", "payment_attempts", "invoices")

@@ -27,6 +27,7 @@ from django_mongodb_backend.models import EmbeddedModel
 
 from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
 from .managers.returns import ReturnRequestManager
+from .managers.invoices import InvoiceManager
 
 
 class Counter(models.Model):
@@ -195,6 +196,8 @@ class RefundRecord(EmbeddedModel):
     at = models.DateTimeField()
     reason = models.CharField(max_length=300, blank=True, default="")
     status = models.CharField(max_length=20, default="pending")
+    # The credit note issued for this refund (orders.invoices), "" until it is.
+    credit_note = models.CharField(max_length=20, blank=True, default="")
 
 
 class Shipment(EmbeddedModel):
@@ -327,6 +330,8 @@ class Order(models.Model):
     # holding units (``lines.return_requested``) until refused or refunded.
     return_ids = ArrayField(models.CharField(max_length=24), default=list, blank=True)
     open_returns = ArrayField(models.CharField(max_length=24), default=list, blank=True)
+    # The order's invoice (orders.invoices), "" (or absent) until it is issued.
+    invoice_number = models.CharField(max_length=20, blank=True, default="")
 
     @property
     def tax_percent(self):
@@ -343,6 +348,8 @@ class Order(models.Model):
             models.Index(fields=["user_id", "-placed_at"], name="user_placed_at"),
             models.Index(fields=["status", "placed_at"], name="order_status_placed_at"),
             models.Index(fields=["email"], name="order_email"),
+            # Recovery of missing invoices and credit notes (orders.invoices.issue_missing).
+            models.Index(fields=["invoice_number", "placed_at"], name="order_invoice_due"),
         ]
 
     def __str__(self):
@@ -399,6 +406,11 @@ class Order(models.Model):
     def can_become(self, status):
         """True when ``status`` may follow the current status."""
         return status in self.TRANSITIONS.get(self.status, ())
+
+    @property
+    def invoices(self):
+        """The order's invoice and credit notes (``Invoice``s), oldest first (one read)."""
+        return Invoice.objects.for_order(self.number)
 
 
 class PaymentAttempt(models.Model):
@@ -543,3 +555,104 @@ class ReturnRequest(models.Model):
         from django.conf import settings
 
         return settings.SHOP_RETURN_REASONS.get(self.reason, self.reason)
+class InvoiceLine(EmbeddedModel):
+    """A line of an invoice or credit note, as charged (a snapshot of the order line's stored
+    shares): ``qty`` units of ``sku`` ``title`` at ``price`` cents each, ``discount`` cents
+    off the line, ``net`` cents before tax, ``tax_rate`` (percent text) and ``tax`` cents,
+    ``amount`` (net plus tax) cents. A credit note's lines carry the units refunded."""
+
+    sku = models.CharField("SKU", max_length=64)
+    title = models.CharField(max_length=300)
+    qty = models.PositiveIntegerField()
+    price = models.PositiveIntegerField(help_text="cents per unit")
+    discount = models.PositiveIntegerField(default=0, help_text="cents")
+    net = models.IntegerField(help_text="cents before tax")
+    tax_rate = models.CharField(max_length=12, blank=True, default="0", help_text="percent")
+    tax = models.IntegerField(default=0, help_text="cents")
+    amount = models.IntegerField(help_text="cents: net plus tax")
+
+
+class Invoice(models.Model):
+    """An invoice (``kind`` "invoice", one per paid order) or a credit note ("credit_note", one
+    per refund), in ``invoices``: a snapshot of what was charged or given back, never
+    recomputed (orders.invoices builds it; docs/after-the-sale.md#invoices).
+
+    ``number`` is gapless per ``kind`` and ``year``: ``seq`` 1, 2, 3... (INV-2026-000001,
+    CN-2026-000001), unique by (kind, year, seq). ``source`` is unique too ("invoice:<order
+    number>", "credit:<order number>:<refund request>"): a document is issued once per sale
+    or refund, however often issuing is tried. Written only by ``Invoice.objects``.
+    """
+
+    INVOICE = "invoice"
+    CREDIT_NOTE = "credit_note"
+    KIND_CHOICES = [(INVOICE, "invoice"), (CREDIT_NOTE, "credit note")]
+
+    kind = models.CharField(max_length=12, choices=KIND_CHOICES)
+    number = models.CharField(max_length=24, unique=True)
+    year = models.PositiveIntegerField()
+    seq = models.PositiveIntegerField()
+    source = models.CharField(max_length=120, unique=True)
+    order_number = models.CharField(max_length=20)
+    refund_request = models.CharField(max_length=100, blank=True, default="")
+    credited_invoice = models.CharField(max_length=24, blank=True, default="",
+                                        help_text="a credit note: the invoice it corrects")
+    issued_at = models.DateTimeField()
+    order_placed_at = models.DateTimeField()
+    seller_name = models.CharField(max_length=200)
+    seller_address = models.JSONField(default=list, help_text="lines of text")
+    seller_vat_number = models.CharField(max_length=30, blank=True, default="")
+    seller_details = models.JSONField(default=list, help_text="further legal lines (registration...)")
+    buyer_name = models.CharField(max_length=200)
+    buyer_email = models.EmailField()
+    buyer_address = models.JSONField(default=list, help_text="lines of text")
+    buyer_vat_number = models.CharField(max_length=20, blank=True, default="")
+    lines = EmbeddedModelArrayField(InvoiceLine, default=list)
+    subtotal = models.IntegerField(help_text="cents: the lines' prices")
+    discount = models.IntegerField(default=0, help_text="cents")
+    shipping = models.IntegerField(default=0, help_text="cents as charged (its tax inside when tax_included)")
+    shipping_tax = models.IntegerField(default=0, help_text="cents")
+    shipping_tax_rate = models.CharField(max_length=12, blank=True, default="0")
+    shipping_name = models.CharField(max_length=100, blank=True, default="", help_text="the method as applied")
+    tax = models.IntegerField(default=0, help_text="cents")
+    total = models.IntegerField(help_text="cents")
+    gift_card = models.IntegerField(default=0, help_text="cents of the total paid by gift cards")
+    tax_included = models.BooleanField(default=False)
+    tax_name = models.CharField(max_length=40, blank=True, default="Tax")
+    reverse_charge = models.BooleanField(default=False)
+    currency = models.CharField(max_length=3, default="USD")
+    reason = models.CharField(max_length=300, blank=True, default="", help_text="a credit note's")
+
+    objects = InvoiceManager()
+
+    class Meta:
+        db_table = "invoices"
+        ordering = ["-issued_at"]
+        constraints = [models.UniqueConstraint(fields=["kind", "year", "seq"], name="invoice_kind_year_seq")]
+        indexes = [models.Index(fields=["order_number", "issued_at"], name="invoice_order")]
+
+    def __str__(self):
+        return self.number
+
+    @property
+    def is_credit_note(self):
+        return self.kind == self.CREDIT_NOTE
+
+    @property
+    def title(self):
+        """"Invoice" or "Credit note"."""
+        return "Credit note" if self.is_credit_note else "Invoice"
+
+    @property
+    def filename(self):
+        """The PDF's file name, e.g. ``INV-2026-000123.pdf``."""
+        return f"{self.number}.pdf"
+
+    @property
+    def shipping_net(self):
+        """Shipping before its tax (cents): ``shipping`` holds its tax when prices include it."""
+        return self.shipping - (self.shipping_tax if self.tax_included else 0)
+
+    @property
+    def shipping_amount(self):
+        """Shipping with its tax (cents)."""
+        return self.shipping_net + self.shipping_tax

@@ -170,6 +170,9 @@ def start_background(interval):
                 report = reconcile()
                 if any(report.values()):
                     logger.warning("reconcile_payments (background): %s", report)
+                from .invoices import issue_missing
+
+                issue_missing()  # the invoices and credit notes a crash left out (logged)
             except Exception:  # the database or the provider may be down: next time
                 logger.exception("reconcile_payments (background) failed; retrying in %s s.", interval)
 

@@ -12,4 +12,5 @@ urlpatterns = [
     path("stripe/webhook/", webhooks.receive, name="stripe_webhook"),
     path("order/<str:number>/", views.order, name="order"),
     path("order/<str:number>/return/", returns_views.request_return, name="request_return"),
+    path("order/<str:number>/documents/<str:document>.pdf", views.invoice_pdf, name="invoice_pdf"),
 ]

@@ -258,3 +258,30 @@ def order(request, number):
     if not mine:
         raise Http404("No such order.")
     return render(request, "orders/order.html", {"order": placed})
+
+
+def invoice_pdf(request, number, document):
+    """``/order/<number>/documents/<document>.pdf``: the PDF of the order's invoice or credit
+    note ``document`` (e.g. INV-2026-000001), for the session that placed the order, its
+    account, or staff; a 404 for anyone else, an unknown document, or one of another order.
+    Rendered at each download from the stored snapshot (``orders.invoices.render_pdf``)."""
+    from django.http import HttpResponse
+
+    from .invoices import render_pdf
+    from .models import Invoice
+
+    placed = Order.objects.get_by_number(number)
+    if placed is None:
+        raise Http404("No such order.")
+    staff = request.user.is_active and request.user.is_staff
+    mine = placed.number in request.session.get(ORDERS, []) or (
+        placed.user_id and placed.user_id == _user_id(request))
+    if not (mine or staff):
+        raise Http404("No such order.")
+    issued = Invoice.objects.get_by_number(document)
+    if issued is None or issued.order_number != placed.number:
+        raise Http404("No such document.")
+    response = HttpResponse(render_pdf(issued), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{issued.filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response

@@ -511,3 +511,17 @@ SHOP_RETURN_REASONS = {
 # e-mailed once paid) and how many days an issued card lasts.
 SHOP_GIFT_CARD_TYPE = env.str("SHOP_GIFT_CARD_TYPE", default="Gift card")
 SHOP_GIFT_CARD_DAYS = env.int("SHOP_GIFT_CARD_DAYS", default=365)
+# Invoices and credit notes (orders/invoices.py, docs/after-the-sale.md#invoices): the
+# seller's legal details printed on each, copied into the document when it is issued (a
+# later change leaves documents issued before unchanged). SHOP_LEGAL_ADDRESS and
+# SHOP_LEGAL_DETAILS are lines separated by "|" (e.g. "1 High Street|London EC1A 1AA|United
+# Kingdom"; "Registered in England no. 01234567|Director: A. Smith").
+SHOP_LEGAL_NAME = env.str("SHOP_LEGAL_NAME", default=SHOP_NAME)
+SHOP_LEGAL_ADDRESS = [line.strip() for line in env.str("SHOP_LEGAL_ADDRESS", default="").split("|") if line.strip()]
+SHOP_VAT_NUMBER = env.str("SHOP_VAT_NUMBER", default="")
+SHOP_LEGAL_DETAILS = [line.strip() for line in env.str("SHOP_LEGAL_DETAILS", default="").split("|") if line.strip()]
+# How far back (days) the recovery (reconcile_payments, issue_invoices) looks for refunds
+# that went through without their credit note.
+SHOP_CREDIT_NOTE_RECOVERY_DAYS = env.int("SHOP_CREDIT_NOTE_RECOVERY_DAYS", default=7)
+# WeasyPrint logs each step of every PDF at INFO.
+LOGGING["loggers"].update({"weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}})

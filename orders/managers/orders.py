@@ -451,3 +451,17 @@ class OrderManager(MongoCollectionMixin, models.Manager):
                 if entry.get("restock") == "due" and entry.get("status") == "succeeded":
                     found.append((document["number"], entry["request"]))
         return found
+    # -- invoices and credit notes (orders.invoices) ----------------------------------------
+
+    def without_invoice(self, before, limit=1000):
+        """The orders placed before ``before`` (aware UTC) that have no invoice yet (no
+        ``invoice_number``, or ""), oldest first, at most ``limit`` (one read on the
+        ``order_invoice_due`` index: only the orders still due match)."""
+        cursor = self.collection.find({"invoice_number": {"$in": [None, ""]}, "placed_at": {"$lt": before}})
+        return [self.from_document(document) for document in cursor.sort("placed_at", 1).limit(limit)]
+
+    def refunded_since(self, since, limit=1000):
+        """The orders with a refund recorded at or after ``since`` (aware UTC), at most
+        ``limit`` (one read on the ``refunds.at`` index)."""
+        cursor = self.collection.find({"refunds.at": {"$gte": since}}).limit(limit)
+        return [self.from_document(document) for document in cursor]

@@ -54,7 +54,10 @@ def test_the_registry_holds_every_apps_indexes():
             "stats.hourly", "stats.daily", "stats.weekly", "stats.monthly", "stats.yearly"} <= set(declared)
     names = {table: [options["name"] for _keys, options in indexes] for table, indexes in declared.items()}
     assert names["carts"] == ["status_last_modified", "status_created_at", "user_status"]  # Cart.Meta.indexes
-    assert names["orders"] == ["user_placed_at", "order_status_placed_at", "order_email", "order_refund_restock"]
+    assert names["orders"] == ["user_placed_at", "order_status_placed_at", "order_email",
+                               "order_invoice_due", "order_refund_restock",
+                               "order_refund_at"]  # the last three: recoveries of returns and invoices
+    assert names["invoices"] == ["invoice_order"]
     assert ([("user_id", 1), ("placed_at", -1)], {"name": "user_placed_at"}) in declared["orders"]
     assert names["stats.yearly"] == ["key_period", "kind_period", "period"]
 

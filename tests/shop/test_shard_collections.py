@@ -107,7 +107,8 @@ def test_categories_counters_and_the_rollup_progress_stay_unsharded(server):
     targets = {command[1].split(".", 1)[1] if command[0] == "shardCollection" else command[1]
                for command in server["sent"][1:]}
     assert "stats.hourly" in targets and "orders" in targets
-    assert set(sharding.UNSHARDED) == {"categories", "counters", "expiry_runs", "payment_attempts", "stats.progress"}
+    assert set(sharding.UNSHARDED) == {"categories", "counters", "expiry_runs", "payment_attempts", "stats.progress",
+                                       "invoices"}
     assert not targets & {"categories", "counters", "expiry_runs", "stats.progress"}
 
 

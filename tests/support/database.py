@@ -54,6 +54,9 @@ READS = frozenset({
     "hello", "isMaster", "ismaster", "ping", "buildInfo", "endSessions", "killCursors", "explain",
     "dbStats", "collStats", "serverStatus", "saslStart", "saslContinue", "getParameter",
     "connectionStatus", "hostInfo", "getCmdLineOpts", "currentOp",
+    # A transaction's writes are each seen by their own command (insert, update... naming
+    # the collection); its commit and abort name none (the invoices' numbering uses them).
+    "commitTransaction", "abortTransaction",
 })
 EVERYTHING = "*"
 

@@ -10,7 +10,9 @@ concurrently.
 
 Then it finishes what a crash left after a refund (``orders.returns.recover``): a refund
 of lines that went through with its units still due back in stock is restocked (once), and
-a return left "refunding" is marked refunded when its refund went through.
+a return left "refunding" is marked refunded when its refund went through. Last it
+issues the invoice of every paid order that has none and the credit note of every recent
+refund that has none (``orders.invoices.issue_missing``).
 """
 
 from django.conf import settings
@@ -43,3 +45,7 @@ class Command(BaseCommand):
 
         finished = recover()
         log_change(self, "Refunds finished: {restocked} restock(s) done, {returns} return(s) settled.".format(**finished))
+        from orders.invoices import issue_missing
+
+        issued = issue_missing(older_than=options["older_than"])
+        log_change(self, "Invoices issued: {invoices}; credit notes issued: {credit_notes}.".format(**issued))

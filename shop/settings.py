@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "api.apps.ApiConfig",
     "taxes.apps.TaxesConfig",
     "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
+    "content.apps.ContentConfig",  # the home page's blocks, content pages, the footer menu (issue 42)
 ]
 
 MIDDLEWARE = [
@@ -90,6 +91,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # Reads the catalog's version at most once per request (catalog/middleware.py, catalog/cache.py).
     "catalog.middleware.CatalogVersionMiddleware",
+    # Reads the footer menu's version with the catalog's (content/middleware.py).
+    "content.middleware.ContentVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -112,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "catalog.context_processors.navigation",
+                "content.context_processors.footer",
                 "taxes.context_processors.tax_display",
             ],
         },

@@ -1,5 +1,5 @@
 """The content app's managers: what the storefront reads of the home page's blocks, the content
-pages and the footer menu, each through the catalog cache (``catalog/cache.py``) under a scope
+pages and the footer menu, each through the catalog cache (``catalog/store/cache.py``) under a scope
 the edits bump (``content/receivers.py``):
 
 - ``home``: the home page's blocks (bumped by a block saved or deleted);
@@ -15,10 +15,16 @@ the inventory for every card on the page.
 
 from bson import ObjectId
 from bson.errors import InvalidId
+from django.core.exceptions import ValidationError
 from django.db import models
 
-from catalog.cache import UNSET, ISSUED, cached, listing_scope, product_scope, shown_products, versions, words_scope
+from catalog.listings.cards import CardList
+from catalog.models import Category, Product
+from catalog.products.keywords import search_words
+from catalog.store.cache import UNSET, ISSUED, cached, listing_scope, product_scope, shown_products, versions, words_scope
 from core import clock
+
+from .skus import parse_skus
 
 HOME, PAGES, FOOTER = "home", "pages", "footer"
 
@@ -76,9 +82,6 @@ class HomeBlockManager(models.Manager):
         of issue dates, ``ProductManager.newest_page``; hand-picked: one read by SKU), then the
         stock of every card of every row in one read (``with_availability``). A collection whose
         category is gone shows nothing."""
-        from catalog.cards import CardList
-        from catalog.models import Category, Product
-
         rows = {}
         for block in blocks:
             limit = max(1, min(int(block.limit or 8), 12))
@@ -95,8 +98,6 @@ class HomeBlockManager(models.Manager):
                     {"listed_in": category.pk}, 0, limit, scope=listing_scope([category.pk]), shown=shown_products,
                     stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.SEARCH:
-                from catalog.keywords import search_words
-
                 words = search_words(block.search_query)
                 if not words:
                     rows[block.pk] = []
@@ -106,11 +107,9 @@ class HomeBlockManager(models.Manager):
                 rows[block.pk] = Product.objects.newest_page(
                     match, 0, limit, scope=words_scope(words) + (ISSUED,), shown=shown_products, stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.PRODUCTS:
-                from .models import parse_skus
-
                 try:
                     skus = parse_skus(block.skus)[:limit]
-                except Exception:  # noqa: BLE001 (checked by the admin form; a stale value shows nothing)
+                except ValidationError:  # checked by the admin form; a stale value shows nothing
                     skus = []
                 rows[block.pk] = Product.objects.cards_by_sku(skus, scope=product_scope(skus))
         documents = [d for row in rows.values() for d in row]

@@ -1,6 +1,6 @@
 """Reads the footer menu's version with the request's first read of catalog versions."""
 
-from catalog.cache import prefetch
+from catalog.store.cache import prefetch
 
 from .managers import FOOTER
 

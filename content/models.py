@@ -1,8 +1,6 @@
 """The storefront's staff-edited content: the home page's blocks (``home_blocks``), content pages
 (``content_pages``) and the footer menu (``footer_links``). Edited in the Django admin; read by
-the storefront through the managers in ``content/managers.py`` (cached, ``catalog/cache.py``)."""
-
-import re
+the storefront through the managers in ``content/managers.py`` (cached, ``catalog/store/cache.py``)."""
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, validate_slug
@@ -10,41 +8,21 @@ from django.db import models
 from imagekit.models import ImageSpecField
 from imagekit.processors import ResizeToFill
 
-from catalog.images import validate_cover
+from catalog.media.covers import validate_cover
+from catalog.products.keywords import search_words
 
 from .managers import ContentPageManager, FooterLinkManager, HomeBlockManager
 from .markup import render_markdown
+from .skus import MAX_CARDS, parse_skus
 
 #: The hero image's sizes, in pixels (width, height): a wide banner and its 2x.
 HERO_SIZE = (1200, 400)
-#: What a SKU may hold in a hand-picked collection (the catalog's SKUs: CHK-0001, CHK-0003-LP).
-SKU_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-#: At most this many SKUs in a hand-picked collection, and cards in any row.
-MAX_CARDS = 12
-
-
 def validate_link(value):
     """A block's or footer link's address: a path on the shop (``/c/rock/``) or an ``https://``
     URL. Raises ``ValidationError`` otherwise (``javascript:`` and the like)."""
     if value and not (value.startswith("/") and not value.startswith("//") or value.startswith("https://")):
         raise ValidationError("Give a path on the shop (starting with /) or an https:// address.")
 
-
-def parse_skus(text):
-    """The SKUs of a hand-picked collection's ``text`` (separated by commas, spaces or new lines),
-    in order, each once: a list of str. Raises ``ValidationError`` for one that is no SKU or for
-    more than ``MAX_CARDS``."""
-    skus = []
-    for sku in re.split(r"[\s,]+", text or ""):
-        if not sku:
-            continue
-        if not SKU_PATTERN.match(sku):
-            raise ValidationError(f"{sku[:40]!r} is not a SKU (letters, digits, '.', '_', '-').")
-        if sku not in skus:
-            skus.append(sku)
-    if len(skus) > MAX_CARDS:
-        raise ValidationError(f"At most {MAX_CARDS} products ({len(skus)} given).")
-    return skus
 
 
 class HomeBlock(models.Model):
@@ -118,8 +96,6 @@ class HomeBlock(models.Model):
             if self.source == self.CATEGORY and not self.category_slug:
                 errors["category_slug"] = "Give the category's slug."
             elif self.source == self.SEARCH:
-                from catalog.keywords import search_words
-
                 if not search_words(self.search_query):
                     errors["search_query"] = "Give the words to search for."
             elif self.source == self.PRODUCTS:

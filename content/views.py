@@ -4,8 +4,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 
-from catalog import views as catalog_views
-from catalog.cache import prefetch
+from catalog.storefront import views as catalog_views
+from catalog.store.cache import prefetch
 from catalog.models import Category
 
 from .managers import HOME, PAGES
@@ -15,7 +15,7 @@ from .models import HomeBlock, ContentPage
 def home(request):
     """``/``: the blocks live now (``HomeBlock.objects.live``: hero, collections, new in, in
     position order), then the departments; with none live, today's home page
-    (``catalog.views.home``). Staff with ``?preview=<block id>`` see that block too, draft or
+    (``catalog.storefront.views.home``). Staff with ``?preview=<block id>`` see that block too, draft or
     scheduled (read without the cache, never cached by the browser). Warm: the versions and
     the stock of the cards (2 round trips)."""
     prefetch((HOME,))

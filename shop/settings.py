@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "taxes.apps.TaxesConfig",
     "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
     "shipping.apps.ShippingConfig",  # zones and shipping methods (issue 44)
+    "content.apps.ContentConfig",  # the home page's blocks, content pages, the footer menu (issue 42)
 ]
 
 MIDDLEWARE = [
@@ -91,6 +92,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # Reads the catalog's version at most once per request (catalog/storefront/middleware.py, catalog/store/cache.py).
     "catalog.storefront.middleware.CatalogVersionMiddleware",
+    # Reads the footer menu's version with the catalog's (content/middleware.py).
+    "content.middleware.ContentVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -113,6 +116,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "catalog.storefront.context_processors.navigation",
+                "content.context_processors.footer",
                 "taxes.context_processors.tax_display",
             ],
         },

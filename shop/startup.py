@@ -47,6 +47,8 @@ def prepare_local_database():
         if settings.SHOP_LOAD_DEMO_CATALOG and not Product.objects.exists():
             logger.info("Local database is empty: loading the demo catalog and the Chinook sales.")
             call_command("load_catalog", verbosity=0)
+            # The home page's hero and collections, the content pages and the footer menu.
+            call_command("load_content", verbosity=0)
             # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
             call_command("load_sales", verbosity=0)
             call_command("rollup_stats", lag=0, verbosity=0)

@@ -56,5 +56,6 @@ urlpatterns = [
     path("", include("orders.urls")),
     path("", include("promotions.urls")),
     path("account/", include("accounts.urls")),
+    path("", include("content.urls")),  # before the catalog's: the home page falls back to its
     path("", include("catalog.urls")),
 ]

@@ -142,7 +142,7 @@ class ListingsMixin:
 
         return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
 
-    def newest_page(self, match, start, stop, scope, shown=None, order=None):
+    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -159,7 +159,8 @@ class ListingsMixin:
         same index. Cached under ``scope`` (``shown``: see ``cache.cached``), or with
         ``order`` (``order_scope``) in two layers (``ordered_cards``); usually 1 to
         5 aggregations of a few hundred products at most when cold, then the stock
-        of the cards (one read).
+        of the cards (one read; ``stock=False``: none, the documents without ``available``, for
+        a caller that reads the stock of several lists at once with ``with_availability``).
         """
         def read(projection):
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
@@ -176,6 +177,8 @@ class ListingsMixin:
         if order is not None:
             return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
         documents = cached("newest_page", (match, start, stop), lambda: read(CARD_FIELDS), scope, shown)
+        if not stock:
+            return CardList(documents, self.card_from_document)
         return CardList(self.with_availability(documents), self.card_from_document)
 
     def newest(self, limit=8):

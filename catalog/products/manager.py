@@ -16,7 +16,7 @@ from pymongo import InsertOne, ReplaceOne, UpdateMany
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
-from catalog.listings.query import CARD_FIELD_NAMES, SORTS, DealsListing, ProductQuery
+from catalog.listings.query import CARD_FIELD_NAMES, CARD_FIELDS, SORTS, DealsListing, ProductQuery
 from catalog.store.cache import PRODUCTS, cached, cached_many, product_scope, savings_part_scope, savings_scope, words_scope
 from catalog.listings.cards import CardList
 from catalog.listings.ranking import what_matched
@@ -135,6 +135,21 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
                            shown)
         return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
+
+    def cards_by_sku(self, skus, scope):
+        """The card documents (``CARD_FIELDS``, without stock) of the products whose own SKUs
+        are ``skus`` (a list of str), in that order, those that exist: one read by the ``sku``
+        index when cold, cached under ``scope`` (the caller's: ``product_scope(skus)`` for a
+        hand-picked row). The caller reads the stock (``with_availability``)."""
+        skus = [str(s) for s in skus]
+        if not skus:
+            return []
+
+        def read():
+            found = {d["sku"]: d for d in self.read_collection.find({"sku": {"$in": skus}}, CARD_FIELDS)}
+            return [found[s] for s in skus if s in found]
+
+        return cached("cards-by-sku", tuple(skus), read, tuple(scope))
 
     def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``

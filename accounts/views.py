@@ -61,5 +61,9 @@ def signup_confirm(request, uidb64, token):
 
 @login_required
 def account(request):
-    """``/account/``: the shopper's orders, newest first, each linking to its page (one read)."""
-    return render(request, "accounts/account.html", {"orders": Order.objects.for_user(request.user.pk)})
+    """``/account/``: the shopper's orders, newest first, each linking to its page (one read),
+    and the address book (``addresses``, one read)."""
+    from addresses.models import SavedAddress
+
+    return render(request, "accounts/account.html", {"orders": Order.objects.for_user(request.user.pk),
+                                                     "addresses": SavedAddress.objects.for_user(request.user.pk)})

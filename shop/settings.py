@@ -492,3 +492,5 @@ SHOP_CARRIERS = {
     "dhl": {"name": "DHL", "tracking_url": "https://www.dhl.com/en/express/tracking.html?AWB={tracking}"},
     "other": {"name": "Other carrier", "tracking_url": ""},
 }
+
+INSTALLED_APPS += ["addresses.apps.AddressesConfig"]  # the shopper's address book (issue 44)

@@ -92,7 +92,7 @@ def test_the_card_goes_to_stripe_and_only_the_token_to_the_shop(browser, shop):
     (checkout,) = [body for method, url, body in sent if url == f"{shop}/checkout/" and method == "POST"]
     posted = dict(urllib.parse.parse_qsl(checkout, keep_blank_values=True))
     assert posted["stripe_token"].startswith("tok_")  # ... and the shop got a token
-    assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "email", "ship-name",  # one name: the address's "ship-line1",
+    assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "email", "ship-name", "ship-line1",  # one name: the address's
                            "ship-line2", "ship-city", "ship-postcode", "ship-country", "ship-region",
                            "ship-vat_number",  # the tax destination (taxes app)
                            "confirmed_total", "priced_for"}  # the total the page showed and what it was priced for; no card data

@@ -10,6 +10,7 @@ category the product is listed in and each of their ancestors, once per
 sale) and period, the sums of ``MEASURES`` and ``mean = total / count``.
 
 Why not ``$group`` + ``$merge`` on the server: on the local SecantusDB server
+(docs/local-server-differences.md: local-server differences 19 and 22)
 the pipeline examined each event twice and ``$lookup``-ed products and
 categories per group, and ``$merge`` wrote a bucket in about 3 ms (36 s for
 the 2,590 Chinook events); a streamed find and bulk upserts cost each server

@@ -1,6 +1,6 @@
 """The Chinook invoice lines (``data/chinook``, MIT licence) as historical sale events."""
 
-from catalog import chinook
+from catalog.transfer import chinook
 from core import money
 
 REF_PREFIX = "chinook:line:"
@@ -11,7 +11,7 @@ def read_sales(path):
 
     Returns a list of dicts ``{ref, sku, qty, amount, userid, ts}``: ``ref``
     is ``chinook:line:<InvoiceLineId>``, ``sku`` the SKU of the track's
-    album (``catalog.chinook.sku_for_album``), ``amount`` unit price x
+    album (``catalog.transfer.chinook.sku_for_album``), ``amount`` unit price x
     quantity in cents, ``userid`` the invoice's customer's e-mail, ``ts`` the
     invoice date (aware UTC). Raises ``sqlite3.Error`` when the file is not
     a Chinook database.

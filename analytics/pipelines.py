@@ -19,6 +19,7 @@ def each(array, field):
     """``array``'s elements' ``field``, as an expression: ``"$array.field"`` written with ``$map``.
 
     SecantusDB (the local server) evaluates a field path through an array of
+    (docs/local-server-differences.md: local-server difference 2)
     subdocuments in an expression to missing; MongoDB gives the same list either way.
     """
     return {"$map": {"input": array, "in": f"$$this.{field}"}}

@@ -10,8 +10,8 @@ the API answers by.
 
 from ninja import Path, Query
 
-from catalog.paginators import MAX_PAGE
-from catalog.subdocuments import MAX_STEPS
+from catalog.listings.paginators import MAX_PAGE
+from catalog.store.subdocuments import MAX_STEPS
 
 from .paths import MAX_PATH_LENGTH
 

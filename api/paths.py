@@ -8,7 +8,7 @@ refused before any query when it could never be one (``MalformedPath``).
 """
 
 from catalog.exceptions import MalformedPath
-from catalog.subdocuments import MAX_STEPS, check_steps
+from catalog.store.subdocuments import MAX_STEPS, check_steps
 
 # A path longer than this many characters is refused before it is split.
 MAX_PATH_LENGTH = 4096

@@ -18,7 +18,7 @@ from ninja.errors import ValidationError
 
 from catalog.models import Category, Product
 from catalog.exceptions import PathError, PathNotFound
-from catalog.paginators import MAX_PAGE
+from catalog.listings.paginators import MAX_PAGE
 
 from . import schemas
 from .encoding import product_card, to_json
@@ -126,7 +126,7 @@ def category_products(request, slug: str = slug_param(), page: int = page_param(
     category page's order (``sort``; ``page`` from 1, ``settings.CATALOG_PAGE_SIZE`` a page).
     Reads the category, the count and the page through the catalog cache (the
     category page's own entries), and the page's stock. 400 below 1 or above
-    ``catalog.paginators.MAX_PAGE`` (before any read: a page is a 64-bit ``$skip`` in
+    ``catalog.listings.paginators.MAX_PAGE`` (before any read: a page is a 64-bit ``$skip`` in
     MongoDB); 404 past the last page."""
     if page < 1:
         return error(request, 400, "page must be 1 or more.")

@@ -29,7 +29,7 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from catalog.models import Pricing, Product  # noqa: E402
-from catalog.subdocuments import path_pipeline  # noqa: E402
+from catalog.store.subdocuments import path_pipeline  # noqa: E402
 from core import mongo  # noqa: E402
 from core.mongo.counter import count_operations  # noqa: E402
 

@@ -71,7 +71,7 @@ def main():
         print(f"  measured {label}", file=sys.stderr)
     # The counts alone over every product (uncached: outside a request), for the cost per
     # product that a category of any size pays when cold.
-    from catalog.facets import facet_fields
+    from catalog.listings.facets import facet_fields
     from catalog.models import Product
 
     started = time.perf_counter()

@@ -32,7 +32,7 @@ benchsetup.production()
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from catalog.listing import SORTS  # noqa: E402
+from catalog.listings.query import SORTS  # noqa: E402
 from catalog.models import Category, Pricing, Product  # noqa: E402
 
 SEARCHES = ["bakado", "love", "night", "blue rock"]

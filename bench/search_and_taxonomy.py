@@ -37,9 +37,9 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
-from catalog.variants import apply_to_document  # noqa: E402
-from catalog.keywords import document_keywords  # noqa: E402
-from catalog.search import lower_title  # noqa: E402
+from catalog.products.variants import apply_to_document  # noqa: E402
+from catalog.products.keywords import document_keywords  # noqa: E402
+from catalog.listings.search import lower_title  # noqa: E402
 from catalog.models import Category, Pricing, Product  # noqa: E402
 from core.mongo import engine, get_collection  # noqa: E402
 from core.mongo.documents import model_to_document  # noqa: E402

@@ -24,7 +24,7 @@ from locust import HttpUser, between, events, task
 
 PRODUCTS = [f"GEN-{number:06d}" for number in range(300)]
 CATEGORIES = [f"top-{number}" for number in range(10)]
-# The generated titles' made-up words (catalog/generate.py builds them the same way).
+# The generated titles' made-up words (catalog/transfer/generate.py builds them the same way).
 WORDS = sorted({a + b + c for a in ("ba", "ke", "ti", "ro", "mu") for b in ("ka", "do", "ri") for c in ("do", "ru", "an")})
 CHECKOUT = {"name": "Soak Shopper", "email": "soak@example.com", "ship-name": "Soak Shopper",
             "ship-line1": "1 Load Street", "ship-city": "London", "ship-postcode": "EC1V 9NR",

@@ -11,9 +11,19 @@ class CatalogConfig(AppConfig):
     def ready(self):
         """Connect the ORM's saves and deletes of categories and deletes of products to the
         catalog's write owner (``catalog/receivers.py``), once each however often ``ready``
-        runs (a product's save does its own, ``Product.save``)."""
-        from .models import Category, Product
-        from .receivers import category_changed, product_deleted, product_deleting
+        runs (a product's save does its own, ``Product.save``); hand the inventory its reader of
+        products by SKU (``inventory/products.py``)."""
+        from catalog.models import Category, Product
+        from catalog.products.variants import variant_url
+        from catalog.receivers import category_changed, product_deleted, product_deleting
+        from inventory import products
+
+        # The inventory reads a product through the reader the catalog hands it
+        # (inventory/products.py): it imports no catalog module.
+        products.register(
+            by_sku=Product.objects.get_by_sku, missing=Product.DoesNotExist,
+            page_url=lambda product, sku: variant_url(product, sku) if product.variants
+            else product.get_absolute_url())
 
         for signal in (post_save, post_delete):
             signal.connect(category_changed, sender=Category,

@@ -9,7 +9,7 @@ decodes, its top-level dates made timezone-aware (UTC, as Django's
 search ``details__artist``.
 
 The shape of what it holds is not its business: a product's ``details`` are
-checked against the product's type by ``catalog.attributes.clean_details``.
+checked against the product's type by ``catalog.products.attributes.clean_details``.
 """
 
 import datetime

@@ -3,7 +3,7 @@
 The shapes are the ``categories`` and ``products`` collections of
 ``docs/collections.md`` ("Category Hierarchy" use case). Money is integer cents; times
 are UTC. The ORM serves forms, the admin and simple reads; the sources'
-multi-document operations live on the managers (``catalog/managers/``).
+multi-document operations live on the managers (each beside its job: ``catalog/tree/``, ``catalog/products/``, ``catalog/listings/``, ``catalog/media/``, ``catalog/store/``).
 """
 
 from django.db import models
@@ -17,21 +17,20 @@ from django_mongodb_backend.fields import (
 from django_mongodb_backend.models import EmbeddedModel
 from imagekit.models import ImageSpecField
 
-from .attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
-from .fields import SubdocumentField
-from .gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
-from .variants import line_title, options_label
-from .images import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
-from .managers import (
-    CatalogVersionManager,
-    CategoryManager,
-    FacetCountManager,
-    ListingCountManager,
-    ProductManager,
-    ProductTypeManager,
-)
-from .managers.reports import CatalogReportManager
-from .managers.writes import prepare_product, product_facts, products_changing
+from catalog.products.attributes import FIELD_KIND_CHOICES, KIND_CHOICES, validate_code
+from catalog.fields import SubdocumentField
+from catalog.media.gallery import GalleryImage, ProductImage  # noqa: F401 (a product's images)
+from catalog.products.variants import line_title, options_label
+from catalog.media.covers import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
+from catalog.listings.count_manager import ListingCountManager
+from catalog.listings.facet_count_manager import FacetCountManager
+from catalog.products.manager import ProductManager
+from catalog.products.type_manager import ProductTypeManager
+from catalog.store.versions import CatalogVersionManager
+from catalog.tree.category_manager import CategoryManager
+from catalog.products.report_manager import CatalogReportManager
+from catalog.store.writes import prepare_product, product_facts, products_changing
+from catalog.products.attributes import clean_details
 
 
 # Tax classes as ``taxes.models.TAX_CLASSES`` (kept here so the catalog imports no app of the
@@ -157,9 +156,9 @@ class AttributeBase(EmbeddedModel):
 
 
 class Variant(EmbeddedModel):
-    """One SKU a product sells (``catalog/variants.py``): its ``sku`` (unique across products
+    """One SKU a product sells (``catalog/products/variants.py``): its ``sku`` (unique across products
     and variants), ``options`` (``{<variant attribute code>: value}``, e.g. ``{"format":
-    "Vinyl"}``, checked by ``catalog.attributes.clean_variant_options``) and ``pricing``
+    "Vinyl"}``, checked by ``catalog.products.attributes.clean_variant_options``) and ``pricing``
     (cents). Its stock is the inventory document whose ``_id`` is its SKU."""
 
     sku = models.CharField("SKU", max_length=64)
@@ -175,7 +174,7 @@ class Variant(EmbeddedModel):
 class RecordField(AttributeBase):
     """A field of the records of a ``records`` attribute (an album's track: number, title,
     composer, duration, price): an attribute without records of its own; ``kind`` is one of
-    ``catalog.attributes.KINDS`` but ``records``."""
+    ``catalog.products.attributes.KINDS`` but ``records``."""
 
     kind = models.CharField(max_length=20, choices=FIELD_KIND_CHOICES, default="text")
 
@@ -185,7 +184,7 @@ class Attribute(AttributeBase):
     variant, many, fields}``.
 
     ``code`` is the key of the value in a product's ``details``; ``kind`` one
-    of ``catalog.attributes.KINDS``; ``unit`` for numbers; ``choices`` for
+    of ``catalog.products.attributes.KINDS``; ``unit`` for numbers; ``choices`` for
     choice and multiple choice; ``required``: every product of the type has a
     value; ``facet``: shown as a facet on listings; ``variant``: distinguishes
     the variants of a product (an album's format: CD, Vinyl); ``many`` on text:
@@ -255,7 +254,7 @@ class Product(models.Model):
     # "Regular Expression Pitfalls"); kept in sync by save() and sync().
     title_lower = models.CharField(max_length=300, blank=True, default="", editable=False)
     # The product's distinct words, for the storefront search's multikey index
-    # (catalog/keywords.py); kept in sync by save() and sync().
+    # (catalog/products/keywords.py); kept in sync by save() and sync().
     keywords = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False)
     description = models.TextField(blank=True, default="")
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
@@ -270,19 +269,19 @@ class Product(models.Model):
                                  help_text="blank: its product type's tax class")
     # The values of its type's attributes, {code: value}, checked by clean_details on save.
     details = SubdocumentField(null=True, blank=True)
-    # The SKUs it sells when it has variants (catalog/variants.py): each with its options,
+    # The SKUs it sells when it has variants (catalog/products/variants.py): each with its options,
     # prices and own stock. Without variants the product sells its own ``sku``.
     variants = EmbeddedModelArrayField(Variant, default=list, blank=True)
     # ``sku`` and every variant SKU: the product of any SKU is one equality on the ``skus``
     # index, which also refuses a SKU used twice. Kept by save() and sync().
     skus = ArrayField(models.CharField(max_length=64), default=list, blank=True, editable=False)
     # The cover: the path of its first image (ProductImage.objects.sync keeps it; "" for
-    # none: the pages then show a generated cover, see catalog/images.py).
+    # none: the pages then show a generated cover, see catalog/media/covers.py).
     image = models.ImageField(
         "cover image", upload_to="covers/", blank=True, default="", validators=[validate_cover],
         help_text="JPEG, PNG or WebP, square is best; shown cropped to a square.",
     )
-    # A product's images (ProductImage, catalog/gallery.py) as its pages show them, in
+    # A product's images (ProductImage, catalog/media/gallery.py) as its pages show them, in
     # position order; ``image`` above is the first's path. Written by ProductImage.objects.sync.
     images = EmbeddedModelArrayField(GalleryImage, default=list, blank=True, editable=False)
     # The sizes shown, made once by django-imagekit from ``image`` (not stored fields).
@@ -306,7 +305,7 @@ class Product(models.Model):
         return f"{self.title} ({self.sku})"
 
     def save(self, *args, **kwargs):
-        """Save through the catalog's write owner (``catalog/managers/writes.py``): validated
+        """Save through the catalog's write owner (``catalog/store/writes.py``): validated
         (``clean_product``: its details against its type, raising ValidationError), with ``title_lower``, ``keywords`` and ``listed_in`` derived
         (one read of its categories), the kept counts of the categories it enters or leaves
         marked and recounted (one read of what is stored; 3 more round trips when its
@@ -331,15 +330,13 @@ class Product(models.Model):
         return product
 
     def clean_details(self, product_type=None):
-        """``details`` checked against the product's type (``catalog.attributes.clean_details``):
+        """``details`` checked against the product's type (``catalog.products.attributes.clean_details``):
         the normalised dict. ``product_type`` (a ProductType) saves the read of the type
         (``ProductType.objects.by_name``, cached with the catalog). A value the product was
         read with under a code its type no longer has (an attribute staff removed) is left
         out; any other unknown code is refused. Raises ValidationError ``{"type": [...]}`` when
         no type has the product's ``type``, ``{code: [...]}`` for the details."""
         from django.core.exceptions import ValidationError
-
-        from .attributes import clean_details
 
         product_type = product_type or ProductType.objects.by_name(self.type)
         if product_type is None:
@@ -375,7 +372,7 @@ class Product(models.Model):
 
 class CatalogVersion(models.Model):
     """A version of a part of the catalog: ``{name: <scope name>, token}`` (``category:<id>``,
-    ``product:<sku>``, ``navigation``...: ``catalog/cache.py``), whose ``token`` the writes
+    ``product:<sku>``, ``navigation``...: ``catalog/store/cache.py``), whose ``token`` the writes
     that change that part change (``CatalogVersion.objects.bump``).
 
     The storefront's cache keys carry the tokens of what they show, so a
@@ -398,7 +395,7 @@ class CatalogVersion(models.Model):
 
 class ListingCount(models.Model):
     """How many products a category lists (``listing_counts``, one document per category;
-    ``catalog/managers/counts.py``): ``listed`` counted at ``counted_at``; ``changed_at`` and
+    ``catalog/listings/count_manager.py``): ``listed`` counted at ``counted_at``; ``changed_at`` and
     ``writing`` are the marks of the writes that change it. A category page reads its
     count here rather than counting its products. Written only by ``ListingCount.objects``.
     """
@@ -420,7 +417,7 @@ class ListingCount(models.Model):
 
 class FacetCount(models.Model):
     """A category's facet counts for the products of one issue decade (``facet_counts``,
-    ``catalog/managers/facet_counts.py``): ``total``, ``bands`` and ``values`` as counted
+    ``catalog/listings/facet_count_manager.py``): ``total``, ``bands`` and ``values`` as counted
     at ``stamp`` (the facet fields and the part's versions). A cold category page reads them
     rather than counting its products. Written only by ``FacetCount.objects``."""
 

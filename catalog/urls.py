@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from catalog.storefront import views
 
 app_name = "catalog"
 urlpatterns = [

@@ -12,10 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from catalog.models import Product
-from catalog.variants import variant_url
-
-from . import limits
+from . import limits, products
 from .forms import LineForm, RemoveForm
 from .exceptions import CartInactive, InventoryError
 from .models import Cart, Inventory
@@ -48,13 +45,13 @@ def add_to_cart(request):
     form = LineForm(request.POST)
     sku = request.POST.get("sku", "")
     try:
-        product = Product.objects.get_by_sku(sku)
-    except Product.DoesNotExist:
+        product = products.by_sku(sku)
+    except products.UnknownSku:
         raise Http404("No such product.") from None
     if sku not in product.sellable_skus:
         messages.error(request, f"Choose one of “{product.title}”’s versions first.")
         return redirect(product)
-    back = variant_url(product, sku) if product.variants else product.get_absolute_url()
+    back = products.page_url(product, sku)
     details = product.line_details(sku)
     if not form.is_valid():
         for errors in form.errors.values():

@@ -21,6 +21,7 @@ from core import clock
 
 from . import claims, pricing, repricing
 from .exceptions import AttemptFenced, CartChanged, EmptyCart, PaymentActionRequired, PaymentInProgress, PricesChanged
+from .exceptions import ShippingUnavailable
 from .managers.ledger import CHARGING, VOID, new_key
 from .models import Order, PaymentAttempt
 from .payments import Intent, PaymentDeclined, PaymentError, shop_id
@@ -91,7 +92,8 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
     raise PricesChanged(changes, total)
 
 
-def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number="", codes=(), gift_cards=()):
+def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number="", codes=(), gift_cards=(),
+                  shipping_method=""):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
@@ -99,14 +101,18 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
     pipeline (``pricing.price``: discounts, shipping, tax, each line's shares
     stored on it), never a form's; ``codes`` the discount codes typed (tuple of str).
     The order's ``claims`` are the codes to claim (``orders.claims``). No round trip
-    (one read with codes).
+    (one read with codes). ``shipping_method`` the code of the method chosen ("" for the
+    cheapest offered); a destination nothing ships to raises ``ShippingUnavailable``.
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
     context = pricing.PricingContext(cart_id=str(cart["_id"]), user_id=str(user_id or ""), email=email,
                                      address=dict(address) if address else None, vat_number=vat_number or "",
-                                     codes=tuple(codes or ()), gift_cards=tuple(gift_cards or ()))
+                                     codes=tuple(codes or ()), gift_cards=tuple(gift_cards or ()),
+                                     shipping_method=shipping_method or "")
     figures = pricing.price(lines, facts, context)
+    if figures.shipping_refused:  # before any claim, ledger entry or PaymentIntent
+        raise ShippingUnavailable(figures.shipping_refused)
     order = {
         "user_id": str(user_id or ""), "name": name, "email": email,
         "lines": [line.as_order_line() for line in figures.lines],
@@ -119,12 +125,13 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
         "vat_number": figures.vat_number,
         "session_key": session_key or "", "claims": figures.claims,
         "gift_cards": figures.gift_cards, "gift_card": figures.gift_card, "charged": figures.charged,
+        "shipping_method": figures.shipping_method,  # the method as applied (shipping.rates)
     }
     return order, figures.total
 
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
-                confirmed_total=None, vat_number="", codes=(), gift_cards=()):
+                confirmed_total=None, vat_number="", codes=(), gift_cards=(), shipping_method=""):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
@@ -134,7 +141,9 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     ``user_id`` the shopper's account id ("" for a guest); ``confirmed_total`` the total in
     cents the shopper was shown and paid (None: the cart's own prices stand for what was
     shown); ``codes`` the discount codes the shopper was shown applied (tuple of str: each
-    must still apply, else ``CodeRefused``). The "Inventory Management" use case ``checkout``, with a
+    must still apply, else ``CodeRefused``); ``shipping_method`` the code of the method the
+    shopper chose ("" for the cheapest offered; a destination nothing ships to raises
+    ``ShippingUnavailable`` before anything is claimed or charged). The "Inventory Management" use case ``checkout``, with a
     payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
@@ -177,7 +186,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     try:
         cart, changes, facts = _reread_prices(cart)
         order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number,
-                                     codes, gift_cards)
+                                     codes, gift_cards, shipping_method)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         claims.refuse_missing(codes, order["claims"])
@@ -326,6 +335,7 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
         **{field: order.get(field, empty) for field, empty in (
             ("tax_included", False), ("tax_name", "Tax"), ("shipping_tax_rate", "0"),
             ("reverse_charge", False), ("vat_number", ""))},
+        "shipping_method": order.get("shipping_method"),  # the method as applied (None before zones)
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }

@@ -110,3 +110,13 @@ class GiftCardRefused(CheckoutRefused):
         self.code = code
         super().__init__(f"The gift card {code} no longer has the balance shown (or has expired). "
                          "Nothing was charged; your cart is as you left it.")
+
+
+class ShippingUnavailable(CheckoutRefused):
+    """No zone covers the order's destination, or none of its methods is offered to the order
+    (its minimum order value): refused before any payment, nothing was charged. ``reason``
+    is ``Priced.shipping_refused`` (shipping.rates.refusal)."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        super().__init__(f"{reason} Nothing was charged.")

@@ -209,3 +209,16 @@ class PriceConfirmationForm(forms.Form):
     def confirmed(self):
         """The confirmed total in cents, or None."""
         return self.cleaned_data.get("confirmed_total") if self.is_valid() else None
+
+
+class ShippingMethodForm(forms.Form):
+    """The shipping method the shopper picked on the checkout page (a radio per method
+    offered, ``templates/orders/_shipping_methods.html``): ``shipping_method`` the method's
+    code (its id, 24 hex digits). ``chosen()`` is that code, or "" when absent or not a
+    code (the cheapest method offered is then charged, ``shipping.rates``)."""
+
+    shipping_method = forms.RegexField(regex=r"^[0-9a-f]{24}$", required=False, max_length=24)
+
+    def chosen(self):
+        """The chosen method's code, or ""."""
+        return (self.cleaned_data.get("shipping_method") or "") if self.is_valid() else ""

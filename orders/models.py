@@ -110,6 +110,25 @@ class GiftCardPayment(EmbeddedModel):
     amount = models.PositiveIntegerField(help_text="cents")
 
 
+class ShippingChoice(EmbeddedModel):
+    """The shipping method as applied to an order (a snapshot: editing or deleting the zone or
+    the method later changes nothing): its ``code`` (the method's id then), ``name``,
+    ``kind`` (standard, express, collection), the ``zone``'s name, ``cents`` (the method's
+    price for this order, before any free-shipping code: ``Order.shipping`` is what was
+    charged) and the delivery estimate ``days_min``-``days_max`` (working days)."""
+
+    code = models.CharField(max_length=64, blank=True, default="")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=12, blank=True, default="standard")
+    zone = models.CharField(max_length=100, blank=True, default="")
+    cents = models.PositiveIntegerField(default=0, help_text="cents")
+    days_min = models.PositiveIntegerField(default=0)
+    days_max = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.name} ({self.zone}), {self.days_min}-{self.days_max} days"
+
+
 class Address(EmbeddedModel):
     """A shipping address; ``country`` is an ISO 3166-1 alpha-2 code."""
 
@@ -300,6 +319,8 @@ class Order(models.Model):
     refunded = models.PositiveIntegerField(default=0, help_text="cents refunded so far (refunds.amount summed)")
     shipments = EmbeddedModelArrayField(Shipment, default=list, blank=True)
     notes = EmbeddedModelArrayField(StaffNote, default=list, blank=True)
+    # The shipping method as applied (shipping.rates); None on orders placed before zones.
+    shipping_method = EmbeddedModelField(ShippingChoice, null=True, blank=True)
 
     @property
     def tax_percent(self):

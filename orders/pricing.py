@@ -7,10 +7,11 @@ cart's lines at the catalog's prices of now (re-read at checkout:
 1. **discounts** (``_discounts``): amounts taken off lines, each apportioned
    to the lines it applies to and stored on them (``PricedLine.discount``);
    a free-shipping benefit takes the shipping off.
-2. **shipping** (``_shipping``): the order's weight (sum of ``qty`` x the
-   product's ``shipping.weight``, grams) falls in the first band of
-   ``settings.SHIPPING_BANDS`` (``[(up to grams or None, cents), ...]``,
-   ascending) that holds it.
+2. **shipping** (``_shipping``): the zone covering the address (country,
+   postcode prefix) and the method chosen there, or its cheapest
+   (``shipping.rates``), priced by the order's weight (sum of ``qty`` x the
+   product's ``shipping.weight``, grams) or value in the method's bands; a
+   destination no zone covers sets ``shipping_refused`` (checkout refuses it).
 3. **tax** (``_tax``), after discounts (tax is charged on what is paid):
    by destination (``taxes.rates.apply_tax``): each line at its tax class's
    rate for the address's country and region (``SHOP_TAX_PERCENT`` where no
@@ -140,6 +141,12 @@ class Priced:
     gift_cards: list = field(default_factory=list)
     gift_card: int = 0
     charged: int = 0
+    # Shipping (shipping.rates): the methods offered for the destination, cheapest first,
+    # and the one charged ([{"code", "name", "kind", "zone", "cents", "days_min", "days_max"}]
+    # and one of them, copied onto the order), or why nothing can ship there ("" if it can).
+    shipping_methods: list = field(default_factory=list)
+    shipping_method: dict = None
+    shipping_refused: str = ""
 
 
 # The name the checkout page and older callers know the figures by.
@@ -173,8 +180,12 @@ def _discounts(priced, context):
 
 
 def _shipping(priced, context):
-    """Step 2: shipping by the weight band of the whole order (``shipping_cost``)."""
-    priced.shipping = shipping_cost(priced.weight) if priced.lines else 0
+    """Step 2: shipping by the destination's zone and the chosen method
+    (``shipping.rates.apply_shipping``: no round trip when the zones are cached); a
+    free-shipping code (step 1) then takes it off."""
+    from shipping.rates import apply_shipping
+
+    apply_shipping(priced, context)
     if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
         for entry in priced.discounts:
             if entry["kind"] == "free_shipping":

@@ -22,7 +22,7 @@ from promotions import session as promotion_codes
 from . import repricing
 from .checkout import finish_payment, place_order
 from .exceptions import CheckoutRefused, CodeRefused, GiftCardRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
-from .forms import AddressForm, CheckoutForm, PriceConfirmationForm
+from .forms import AddressForm, CheckoutForm, PriceConfirmationForm, ShippingMethodForm
 from .models import Order
 from .payments import PaymentError, get_provider
 from .stripejs import stripe_page
@@ -53,19 +53,23 @@ def _pricing_context(request, address_form):
     """The ``PricingContext`` of the session's codes and gift cards and the signed-in account
     (``promotions.session.context``) with, when ``address_form`` is bound and valid, its
     address and VAT number (else priced with no destination)."""
-    context = promotion_codes.context(request)
+    context = dataclasses.replace(promotion_codes.context(request),  # the method picked (shipping.rates)
+                                  shipping_method=ShippingMethodForm(request.POST or None).chosen())
     if not address_form.is_bound or not address_form.is_valid():
         return context
     return dataclasses.replace(context, address=address_form.address(), vat_number=address_form.buyer_vat_number())
 
 
-def _destination(address_form):
-    """What the tax depends on in a valid ``address_form`` (country, region, VAT number) as
-    one string, the page's hidden ``priced_for``; "" for no address."""
+def _destination(address_form, figures=None):
+    """What the tax and shipping depend on in a valid ``address_form`` (country, region, VAT
+    number, postcode) and the shipping method charged in ``figures`` as one string, the
+    page's hidden ``priced_for``; "" for no address."""
     if not address_form.is_bound or not address_form.is_valid():
         return ""
     address = address_form.address()
-    return "|".join((address["country"], address["region"], address_form.buyer_vat_number()))
+    return "|".join((address["country"], address["region"], address_form.buyer_vat_number(),
+                     address["postcode"],  # the postcode: shipping zones may go by its prefix
+                     ((figures and figures.shipping_method) or {}).get("code", "")))
 
 
 def _total_moved_for(request, address_form, figures):
@@ -75,7 +79,7 @@ def _total_moved_for(request, address_form, figures):
     reason, the same destination, goes to checkout, which refuses it with its own message.)"""
     confirmed = PriceConfirmationForm(request.POST).confirmed()
     priced_for = request.POST.get("priced_for")  # absent: a client that is not the page; checkout decides
-    moved = priced_for is not None and priced_for != _destination(address_form)
+    moved = priced_for is not None and priced_for != _destination(address_form, figures)
     return moved and confirmed is not None and confirmed != figures.total
 
 
@@ -112,6 +116,8 @@ def checkout(request):
     # Priced for the address posted (tax by destination) when it is valid, else with no address.
     shown = repricing.quote(current, _pricing_context(request, address_form))
     changes, figures = shown.changes, shown.totals
+    if request.method == "POST" and figures.shipping_refused and address_form.is_valid():
+        address_form.add_error("country", figures.shipping_refused)  # no zone: refused before any payment
     if request.method == "GET":  # the codes kept are those the page shows applied
         promotion_codes.drop_unapplied(request, figures.discounts)
     provider = get_provider()
@@ -131,6 +137,7 @@ def checkout(request):
                 vat_number=address_form.buyer_vat_number(),
                 codes=promotion_codes.codes(request),
                 gift_cards=promotion_codes.gift_cards(request),
+                shipping_method=(figures.shipping_method or {}).get("code", ""),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)
@@ -172,7 +179,7 @@ def checkout(request):
             return redirect(order)
     return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
-        "price_changes": changes, "priced_for": _destination(address_form),
+        "price_changes": changes, "priced_for": _destination(address_form, figures),
         "address_book": book, "chosen_address": chosen, "summary_lines": _summary_lines(current),
     })
 

@@ -35,6 +35,7 @@ PATTERN_LOOKUPS = frozenset({"regex", "iregex"})
 ESCAPED_LOOKUPS = frozenset({"iexact", "contains", "icontains", "startswith", "istartswith",
                              "endswith", "iendswith"})
 #: The longest text searched or looked up by pattern: escaped, it stays under SecantusDB's
+#: (docs/local-server-differences.md: local-server difference 16)
 #: cap of 1,000 characters a pattern (a longer one was a 500); MongoDB's cap is 32,764.
 MAX_PATTERN_TEXT = 200
 

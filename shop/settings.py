@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "api.apps.ApiConfig",
     "taxes.apps.TaxesConfig",
     "promotions.apps.PromotionsConfig",  # discount codes (issue 43)
+    "shipping.apps.ShippingConfig",  # zones and shipping methods (issue 44)
 ]
 
 MIDDLEWARE = [
@@ -88,8 +89,8 @@ MIDDLEWARE = [
     # (nothing changed), and a key the request brought is never sent back (core/sessions.py).
     "core.sessions.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Reads the catalog's version at most once per request (catalog/middleware.py, catalog/cache.py).
-    "catalog.middleware.CatalogVersionMiddleware",
+    # Reads the catalog's version at most once per request (catalog/storefront/middleware.py, catalog/store/cache.py).
+    "catalog.storefront.middleware.CatalogVersionMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -111,7 +112,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "catalog.context_processors.navigation",
+                "catalog.storefront.context_processors.navigation",
                 "taxes.context_processors.tax_display",
             ],
         },
@@ -182,7 +183,7 @@ CATALOG_PAGE_SIZE = 24
 # ("Find movies based on starring actor").
 CATALOG_GENRE_TYPE = "Audio Album"
 CATALOG_ACTOR_TYPE = "Film"
-# The storefront's cache of catalog reads (catalog/cache.py, docs/performance.md):
+# The storefront's cache of catalog reads (catalog/store/cache.py, docs/performance.md):
 # one URL (django-environ's cache_url). Default: each process's own memory, which the
 # catalog's version keeps right across processes; CACHE_URL=pymemcache://host:11211 or
 # redis://host:6379/0 shares one cache between every worker.
@@ -253,14 +254,15 @@ PAYMENT_RECONCILE_INTERVAL = env.int("PAYMENT_RECONCILE_INTERVAL", default=60)
 
 # Orders (orders app): tax in whole percent, added to every total (lines + shipping).
 SHOP_TAX_PERCENT = env.int("SHOP_TAX_PERCENT", default=20)
-# Shipping by the order's weight: [(up to grams, cents), ...] ascending; the last band's
-# limit is None (any weight).
 # Prices as staff enter them: True, tax included (EU/UK style: the price shown is what is
 # paid, the tax the part inside it); False, before tax (US style: tax added at checkout).
 SHOP_PRICES_INCLUDE_TAX = env.bool("SHOP_PRICES_INCLUDE_TAX", default=False)
 # The shop's own country (ISO 3166-1 alpha-2): an EU business buyer in another member
 # state with a valid VAT number pays no VAT (reverse charge, taxes/vat.py).
 SHOP_COUNTRY = env.str("SHOP_COUNTRY", default="GB")
+# Shipping by the order's weight: [(up to grams, cents), ...] ascending; the last band's
+# limit is None (any weight). Read by shipping methods priced "by SHIPPING_BANDS" (the seeded
+# "Rest of world" zone's Standard method); other methods keep their own bands (shipping app).
 SHIPPING_BANDS = [(250, 399), (1000, 699), (3000, 999), (None, 1999)]
 SHOP_NAME = "Chinook Records"
 # The shop's address as shoppers reach it, for links in e-mails.

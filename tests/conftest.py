@@ -51,7 +51,7 @@ def made_facet_indexes():
     tests explain plans without them (the planner may otherwise pick a facet's index)."""
     from django.core.management import call_command
 
-    from catalog.indexes import facet_indexes
+    from catalog.store.indexes import facet_indexes
     from core.mongo import get_collection
 
     call_command("ensure_indexes", verbosity=0)

@@ -2,7 +2,7 @@
 with the operators of the Russian article on MongoDB's aggregation operators (``docs/sources.md``).
 
 ``$let`` and the date operators over a rollup level's own collection (never the raw
-events); the catalog's reports are ``Product.reports`` (``catalog/managers/reports.py``).
+events); the catalog's reports are ``Product.reports`` (``catalog/products/report_manager.py``).
 """
 
 from django.db import models

@@ -18,7 +18,7 @@ from django.db import models
 from pymongo import ASCENDING, DESCENDING, ReplaceOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
-from catalog.variants import line_title
+from catalog.products.variants import line_title
 from core import clock
 from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
@@ -275,6 +275,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         the new ones are inserted (``insert_many``, ``WRITE_BATCH`` per round
         trip), the changed ones replaced (``ReplaceOne`` upserts in bulk), the
         unchanged ones left alone. Inserts first: on the local SecantusDB
+        (docs/local-server-differences.md: local-server difference 19)
         server a batch of inserts commits once, a bulk of updates once per
         update (about 1 ms each with ``--sync-on-commit``); on MongoDB both
         are bulk writes. A bucket another run inserted meanwhile (a takeover
@@ -352,7 +353,7 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             raise ValueError(f"The best sellers are summed from the daily level or above, not {level!r}.")
         match = {"kind": kind, **period_filter(start, end)}
         if kind == "sku":
-            # ``skus``: a variant's SKU finds its product too (catalog/variants.py).
+            # ``skus``: a variant's SKU finds its product too (catalog/products/variants.py).
             join = {"from": "products", "localField": "_id", "foreignField": "skus", "as": "named"}
             name = each("$named", "title")
         else:

@@ -2,7 +2,7 @@
 indexes over embedded fields ("Product Catalog" use case), created with pymongo's create_index.
 
 The specs are this migration's own copy, as they were when it was written
-(later migrations add and drop indexes): ``catalog/indexes.py`` may change,
+(later migrations add and drop indexes): ``catalog/store/indexes.py`` may change,
 this migration does not."""
 
 from django.db import migrations

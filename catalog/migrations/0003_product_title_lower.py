@@ -14,7 +14,7 @@ INDEXES = {
 
 
 def fill_and_index(apps, schema_editor):
-    from catalog.backfills import fill_title_lower
+    from catalog.store.backfills import fill_title_lower
     from core.mongo.indexes import create_indexes
 
     alias = schema_editor.connection.alias

@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 
 def fill_and_index(apps, schema_editor):
-    from catalog.backfills import fill_keywords
+    from catalog.store.backfills import fill_keywords
 
     from core.mongo.indexes import make_unique_index_plain
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 
 def number_siblings(apps, schema_editor):
-    from catalog.backfills import number_siblings_by_name
+    from catalog.store.backfills import number_siblings_by_name
 
     number_siblings_by_name(schema_editor.connection.alias)
 

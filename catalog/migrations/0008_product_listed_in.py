@@ -9,7 +9,7 @@ from django.db import migrations
 
 def fill_and_index(apps, schema_editor):
     """``listed_in`` on the products already stored, and the index a category page reads."""
-    from catalog.backfills import fill_listed_in
+    from catalog.store.backfills import fill_listed_in
 
     fill_listed_in(schema_editor.connection.alias)
     schema_editor.connection.get_collection("products").create_index(

@@ -3,7 +3,7 @@ Chinook catalog sells (Audio Album, Film, TV Season) with the fields their produ
 already store, so every stored product, page, query and index keeps working unchanged.
 
 ``details`` becomes a free subdocument checked against the product's type
-(``catalog.attributes.clean_details``); the stored documents are not rewritten.
+(``catalog.products.attributes.clean_details``); the stored documents are not rewritten.
 
 Genres are ``text`` with ``many`` (a list of strings), not a multiple choice:
 the Chinook loader and ``populatedb`` write whatever genres their sources have

@@ -1,4 +1,4 @@
-"""Variants on products (``catalog/variants.py``): the ``variants`` array, and ``skus`` (the
+"""Variants on products (``catalog/products/variants.py``): the ``variants`` array, and ``skus`` (the
 product's SKU and its variants') filled in for the products already stored, with its unique
 multikey index."""
 
@@ -11,7 +11,7 @@ from django.db import migrations, models
 
 def fill_and_index(apps, schema_editor):
     """``skus`` on the products already stored, then the index that finds a product by any SKU."""
-    from catalog.backfills import fill_skus
+    from catalog.store.backfills import fill_skus
 
     fill_skus(schema_editor.connection.alias)
     schema_editor.connection.get_collection("products").create_index(

@@ -1,5 +1,5 @@
 """``facet_counts``: a category's facet counts per issue decade, kept so that a cold cache reads
-them rather than counting its products (``catalog/managers/facet_counts.py``). Empty at
+them rather than counting its products (``catalog/listings/facet_count_manager.py``). Empty at
 first: each category is counted by its first cold read, or at the end of ``populatedb``."""
 
 import django_mongodb_backend.fields

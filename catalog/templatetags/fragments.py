@@ -3,7 +3,7 @@
     {% load fragments %}
     {% catalog_fragment "cards" page.object_list|card_signature scope=cache_scope %}...{% endcatalog_fragment %}
 
-The block's HTML is kept in the catalog cache (``catalog.cache.cached``)
+The block's HTML is kept in the catalog cache (``catalog.store.cache.cached``)
 under its name, the values given after it (each resolved in the template's
 context; their ``repr`` must be stable) and the versions of its ``scope``
 (required: a tuple of scope names, or one name as a string, e.g.
@@ -17,9 +17,9 @@ is rendered every time.
 from django import template
 from django.utils.safestring import mark_safe
 
-from catalog.cache import cached
+from catalog.store.cache import cached
 
-from .shop import Availability
+from catalog.templatetags.shop import Availability
 
 register = template.Library()
 
@@ -45,7 +45,7 @@ def catalog_fragment(parser, token):
         raise template.TemplateSyntaxError("catalog_fragment needs a quoted name first.")
     scopes = [b for b in bits[2:] if b.startswith("scope=")]
     if len(scopes) != 1:
-        raise template.TemplateSyntaxError("catalog_fragment needs one scope=... (catalog/cache.py).")
+        raise template.TemplateSyntaxError("catalog_fragment needs one scope=... (catalog/store/cache.py).")
     nodelist = parser.parse(("endcatalog_fragment",))
     parser.delete_first_token()
     return CatalogFragmentNode(nodelist, bits[1][1:-1],
@@ -55,7 +55,7 @@ def catalog_fragment(parser, token):
 
 @register.filter
 def card_signature(products):
-    """What the cards of ``products`` (a ``catalog.cards.CardList``, or Products read with
+    """What the cards of ``products`` (a ``catalog.listings.cards.CardList``, or Products read with
     their stock) show besides catalog data: ``((sku, availability label, what a search
     matched), ...)``, the key of their ``catalog_fragment``. A ``CardList``'s documents are
     read without turning them into Products, and its key also names what they show of the

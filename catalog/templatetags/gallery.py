@@ -1,11 +1,11 @@
-"""Template filters of a product's images (``catalog/gallery.py``): what its page shows
+"""Template filters of a product's images (``catalog/media/gallery.py``): what its page shows
 after the cover, and the large size its cover links to. They read only the product."""
 
 from django import template
 from django.utils.html import format_html
 
-from catalog import gallery
-from catalog.images import THUMB_SIZE
+from catalog.media import gallery
+from catalog.media.covers import THUMB_SIZE
 
 register = template.Library()
 

@@ -9,8 +9,9 @@ from django.utils.formats import date_format
 from django.conf import settings
 from django.utils.html import format_html
 
-from catalog.gallery import cover_alt
-from catalog.images import generated_cover_uri
+from catalog.media.gallery import cover_alt
+from catalog.media.covers import generated_cover_uri
+from catalog.models import ProductType
 
 register = template.Library()
 
@@ -84,8 +85,6 @@ def product_details(product):
     """What the product page shows of ``product``'s details beyond its own rows: ``{"rows":
     [(label, text)], "tracks_label": str}`` from its type's attributes (one cached read of
     the type; none for a product of an unknown type)."""
-    from catalog.models import ProductType
-
     product_type = ProductType.objects.by_name(product.type)
     if product_type is None:
         return {"rows": [], "tracks_label": "Tracks"}

@@ -3,6 +3,7 @@
 ``ENGINE = "core.mongo"`` in settings. With a ``HOST`` (the ``MONGODB_URI``
 setting) it talks to that MongoDB; without one it talks to the local
 SecantusDB server (``core.mongo.localserver``), starting it when this is the
+(docs/local-server-differences.md: local-server difference 15)
 first process that needs it. Either way it is pymongo over the wire, with
 the shop's command counter (``core.mongo.counter``) attached to the client,
 the compiler shim of ``core.mongo.compiler`` and the escaping of

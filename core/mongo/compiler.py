@@ -6,6 +6,7 @@ projects the joined document's fields nested::
     {"$project": {"django_content_type": {"app_label": 1, "model": 1}}}
 
 MongoDB reads that as the dotted form below, but SecantusDB 0.7.0b3 (the
+(docs/local-server-differences.md: local-server difference 9)
 local server) returns the literal ``1`` for each nested inclusion, so every
 permission check that joins content types failed and staff without superuser
 rights got 403 in the admin. The dotted form means the same on every server::

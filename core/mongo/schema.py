@@ -4,7 +4,7 @@ django-mongodb-backend makes every unique index partial
 (``partialFilterExpression: {field: {$type: ...}}``), so that several
 documents may lack the field, as SQL allows several NULLs. A query such as
 ``{"sku": "CHK-0001"}`` or a ``$lookup`` on ``sku`` does not state that
-filter, so no server may use such an index for it: SecantusDB 0.7.0b3 scans
+filter, so no server may use such an index for it: the local server scans
 the collection (every product page and every rollup's join scanned all
 products), and MongoDB only uses a partial index for queries that imply its
 filter. A field that cannot be null (``sku``, ``slug``, ``username``) has no

@@ -4,6 +4,7 @@ A pid written in a file can outlive its process and be handed to another
 one; a port can be taken by another program. So nothing here signals a
 process on the strength of a recorded pid alone: ``is_server_of()`` checks
 the process's own command line (it runs SecantusDB on that storage
+(docs/local-server-differences.md: local-server difference 4)
 directory), and ``server_pid()`` asks the server answering on a port for
 its pid (``serverStatus``), which no other program answers.
 """

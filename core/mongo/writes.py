@@ -1,6 +1,7 @@
 """A write the shop retries itself when the connection drops, knowing whether it was applied.
 
 On the local SecantusDB server the shop connects with ``retryWrites=false``
+(docs/local-server-differences.md: local-server difference 4)
 (``serverprocess.uri_for``): that server prunes its retryable-write records
 with a scan and a sort on every write, so after 10,000 retryable writes in
 30 minutes every write cost about 20 ms instead of 1 (docs/local-server.md).

@@ -16,6 +16,7 @@ adding a SKU already in the cart raises its line's quantity. Views, commands
 and admin classes call these methods; none of them builds a pymongo query.
 
 No write here is a ``find_one_and_update``: SecantusDB reads the whole
+(docs/local-server-differences.md: local-server difference 3)
 collection on every findAndModify, and ``carts`` holds every cart kept
 (docs/local-server.md). A write that needs the cart afterwards is a
 conditional ``update_one`` by ``_id`` and a read; one that needs the line

@@ -46,6 +46,7 @@ def past_max_age_filter(born_before, extra=None):
     ``extra`` (more conditions, e.g. ``{_id: {$in: ids}}``).
 
     An equality on ``status`` (not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}``
+    (docs/local-server-differences.md: local-server differences 17 and 23)
     as a collection scan, MongoDB as index bounds) and a range on ``created_at``: both
     fields of the ``status_created_at`` index, on either server. Carts without
     ``created_at`` do not match (``date_undated`` dates them first).

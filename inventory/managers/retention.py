@@ -2,6 +2,7 @@
 
 ``carts`` would otherwise keep every cart ever started, and every read or
 write that scans it (the local SecantusDB server scans more often than
+(docs/local-server-differences.md: local-server difference 3)
 MongoDB: docs/local-server.md) would cost more each day. A cart whose story
 is over, ``complete`` (its order holds the lines, prices and totals),
 ``expired`` (its units are back on the shelf) or ``merged`` (its lines

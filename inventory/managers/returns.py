@@ -16,6 +16,7 @@ The compare-and-set is the form every server evaluates the same way and in
 one pass over the array: the obvious alternatives (``$pull`` with ``$in`` of
 the run's cart ids, ``$filter`` in a pipeline update) cost the local
 SecantusDB server ``entries x carts`` comparisons in Python per document
+(docs/local-server-differences.md: local-server difference 20)
 (about 0.5 s each for 670 x 670); on MongoDB they would all run natively.
 
 A SKU whose write lost a race (a shopper changed its reservations between

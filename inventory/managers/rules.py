@@ -22,6 +22,7 @@ TAKEN_STATUSES = (*EXPIRABLE_STATUSES, "expiring")
 # Documents per bulk write or cursor batch in the passes over many carts or reservations.
 BATCH_SIZE = 1000
 # Cart ids per ``{_id: {$in: ids}}`` read of carts (cleanup, check_inventory). The local SecantusDB
+# (docs/local-server-differences.md: local-server difference 20)
 # server matches ``$in`` by comparing each document it finds with every listed value in Python: a
 # read of n ids costs n * n comparisons (about 0.45 s for 1,000 ids; MongoDB looks each id up).
 # 100 ids per read cost a tenth of that there, and only more round trips on MongoDB.

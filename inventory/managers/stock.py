@@ -117,6 +117,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         ``insert_many`` of the others (a document another process created in
         between makes its insert fail as a duplicate key, which is left as it
         is). Inserts rather than ``$setOnInsert`` upserts: the local SecantusDB
+        (docs/local-server-differences.md: local-server differences 19, 3 and 20)
         server commits an insert batch once but each upsert on its own (about
         3 ms each: a third of ``populatedb``'s time), and MongoDB runs both forms alike.
         Returns the number of documents created. Raises ``StockError`` for a negative ``qty``.
@@ -205,7 +206,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
 
         One read of the SKUs' documents; the SKUs without one get it in one unordered
         ``insert_many`` (``ensure_stock``'s form; the read is made 100 SKUs at a time: see
-        ``catalog.managers.product_imports.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
+        ``catalog.products.sku_writes.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
         through ``set_stock`` (a compare-and-set on ``qty``, so a shopper's reservation
         made meanwhile is kept, ``stocked`` moves by the difference, and the invariant
         ``qty + carted + sold = stocked`` holds). With ``dry_run`` nothing is written.

@@ -85,6 +85,7 @@ class PaymentAttemptManager(MongoCollectionMixin, models.Manager):
 
         A conditional ``update_one`` by ``_id`` and a read of the document (2 round trips), not a
         ``find_one_and_update``: SecantusDB reads the whole collection on every findAndModify
+        (docs/local-server-differences.md: local-server difference 3)
         (docs/local-server.md). After a dropped connection the write counts as done when the
         attempt carries this very change (its ``updated_at`` included), else it is tried again.
         """

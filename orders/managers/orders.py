@@ -6,6 +6,7 @@ still in the status read (one the new status may follow), sets the status
 and pushes the change onto ``history`` in the same write, so two staff
 members (or a double click) cannot both ship and cancel one order. (Not a
 ``find_one_and_update``: SecantusDB reads the whole collection on every
+(docs/local-server-differences.md: local-server differences 3, 10 and 5)
 findAndModify, docs/local-server.md.)
 Views, commands and admin classes call these methods; none builds a query.
 """

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from analytics.models import DailyStat, Event, MonthlyStat
-from catalog.managers.reports import compare
+from catalog.products.report_manager import compare
 from catalog.models import Product
 from core.mongo import get_collection
 from core.mongo.counter import count_operations

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from catalog.subdocuments import MAX_STEPS
+from catalog.store.subdocuments import MAX_STEPS
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from api.openapi import EXAMPLE_PATH, EXAMPLE_SKU, EXAMPLE_SLUG
-from catalog.paginators import MAX_PAGE
+from catalog.listings.paginators import MAX_PAGE
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The FoundationDB "Hierarchical Documents" recipe through the API: a document whole and by path, and every bad path.
 
 The "Hierarchical Documents" recipe keeps a document as its root-to-leaf paths so that any path prefix
-reads a subtree; here MongoDB evaluates the path (``catalog/subdocuments.py``)
+reads a subtree; here MongoDB evaluates the path (``catalog/store/subdocuments.py``)
 and the API answers ``/api/v1/products/<sku>/<path>``.
 """
 
@@ -10,9 +10,9 @@ import pytest
 from bson import ObjectId
 
 from api.encoding import to_json
-from catalog.managers import ProductManager
+from catalog.products.manager import ProductManager
 from catalog.models import Product
-from catalog.subdocuments import MAX_STEPS
+from catalog.store.subdocuments import MAX_STEPS
 from core.mongo.counter import count_operations
 from tests.support.products import make_product
 
@@ -220,7 +220,7 @@ def test_a_key_on_a_scalar_is_400(client, tree_product, path, position):
 def test_a_path_that_does_not_resolve_is_404_naming_the_first_step(client, tree_product, path,
                                                                     step, position):
     """(On SecantusDB the $type of a computed missing value is "object": without the {ok, v}
-    pairs of catalog/subdocuments.py these answered 200 or 400.)"""
+    pairs of catalog/store/subdocuments.py these answered 200 or 400.)"""
     response = get(client, path)
     assert response.status_code == 404
     body = response.json()

@@ -1,4 +1,4 @@
-"""Variants in the product admin (``catalog/admin_variants.py``): added, edited, removed; a SKU
+"""Variants in the product admin (``catalog/admin/variants.py``): added, edited, removed; a SKU
 used twice or an option the type lacks is a form error and writes nothing."""
 
 from catalog.models import Pricing, Product, Variant

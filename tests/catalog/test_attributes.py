@@ -1,4 +1,4 @@
-"""``catalog.attributes``: every kind's values cleaned and normalised, every wrong one refused."""
+"""``catalog.products.attributes``: every kind's values cleaned and normalised, every wrong one refused."""
 
 import datetime
 import decimal
@@ -6,7 +6,7 @@ import decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from catalog.attributes import clean_details, clean_variant_options
+from catalog.products.attributes import clean_details, clean_variant_options
 from catalog.models import Attribute, ProductType, RecordField
 
 

@@ -1,4 +1,4 @@
-"""What may enter the catalog cache (catalog/cache.py, catalog/views.py): a miss (an unknown
+"""What may enter the catalog cache (catalog/store/cache.py, catalog/storefront/views.py): a miss (an unknown
 SKU or slug) is never stored, and the category heading is keyed by the cleaned price range, so
 random URLs cannot fill the cache and evict useful entries."""
 

@@ -1,4 +1,4 @@
-"""The storefront's catalog cache (``catalog/cache.py``): staff edits show on the next
+"""The storefront's catalog cache (``catalog/store/cache.py``): staff edits show on the next
 request of another process, availability is never cached, and a warm page costs the same
 round trips and documents examined whatever the size of the category.
 
@@ -267,7 +267,7 @@ def test_a_warm_category_page_examines_the_page_not_the_category(shop, products)
 
 def test_first_reads_racing_to_create_the_version_all_get_one_token():
     # SecantusDB answers None to the losers of racing find_one_and_update(upsert=True):
-    # the version is created by a plain upsert and read again (catalog/managers/versions.py).
+    # the version is created by a plain upsert and read again (catalog/store/versions.py).
     CatalogVersion.objects.collection.delete_many({})
     for _ in range(5):
         CatalogVersion.objects.collection.delete_many({})

@@ -287,7 +287,7 @@ def test_create_many_places_new_categories_after_the_siblings_there(make_tree):
 
 
 def test_the_migration_numbers_siblings_by_name():
-    from catalog.backfills import number_siblings_by_name
+    from catalog.store.backfills import number_siblings_by_name
 
     collection = mongo.get_collection("categories")
     collection.insert_many([{"name": n, "slug": n.lower(), "parent_id": None, "ancestors": []}

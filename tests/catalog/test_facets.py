@@ -1,4 +1,4 @@
-"""Facets on category and search pages (``catalog/facets.py``, ``catalog/managers/facets.py``).
+"""Facets on category and search pages (``catalog/listings/facets.py``, ``catalog/listings/facet_manager.py``).
 
 Every count a page shows equals a plain ``count_documents`` of the products it
 stands for (the listing, the other facets' choices, that value), on a
@@ -13,7 +13,7 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from catalog.generate import GENRES, populate
+from catalog.transfer.generate import GENRES, populate
 from catalog.models import Category, Pricing, Product
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
@@ -21,7 +21,7 @@ from inventory.models import Inventory
 from tests.security.conftest import HOSTILE_VALUES
 from tests.support.products import make_product
 
-# The bands written out again (not from catalog.facets), in cents.
+# The bands written out again (not from catalog.listings.facets), in cents.
 BANDS = {"0-5": (0, 500), "5-10": (500, 1000), "10-20": (1000, 2000), "20-": (2000, None)}
 FIELDS = {"type": "type", "genre": "details.genre", "artist": "details.artist",
           "format": "variants.options.format"}
@@ -280,7 +280,7 @@ def test_a_cold_faceted_page_reads_the_facet_counts_in_one_aggregation(shelf):
     with count_operations() as ops:
         Client().get("/c/music/")
     # the facets without a choice (one read of the category's products' facet fields, by
-    # issue decade: catalog/managers/facet_parts.py), the page's order, then its cards (the
+    # issue decade: catalog/listings/facet_parts.py), the page's order, then its cards (the
     # category's count is kept: no count of its products)
     assert ops.operations.count(("products", "find")) == 2, ops.operations
     assert ops.operations.count(("products", "aggregate")) == 1, ops.operations
@@ -307,7 +307,7 @@ def test_the_facet_form_keeps_the_other_parameters_and_has_labels(shelf):
 
 
 def test_ensure_indexes_creates_the_facet_indexes(made_facet_indexes):
-    from catalog.indexes import facet_indexes
+    from catalog.store.indexes import facet_indexes
 
     information = get_collection("products").index_information()
     for keys, options in facet_indexes()["products"]:

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from catalog.models import Category
 from catalog.exceptions import TaxonomyError
-from catalog.taxonomy import parse_taxonomy
+from catalog.tree.taxonomy import parse_taxonomy
 from core.mongo.counter import count_operations
 
 DATA = Path(__file__).parent / "data"

@@ -1,5 +1,5 @@
 """A category's facet counts kept in the database per issue decade (``FacetCount.objects``,
-``catalog/managers/facet_counts.py``): a cold cache reads them instead of counting the
+``catalog/listings/facet_count_manager.py``): a cold cache reads them instead of counting the
 category's products; every write that changes what they count makes them counted again.
 
 The counts shown are checked against plain counts (``tests/catalog/test_facets.py``) after
@@ -10,8 +10,8 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from catalog import generate
-from catalog.generate import populate
+from catalog.transfer import generate
+from catalog.transfer.generate import populate
 from catalog.models import CatalogVersion, Category, FacetCount, Product, ProductType
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
@@ -119,7 +119,7 @@ def test_a_changed_product_type_forgets_the_kept_counts(shelf):
 
 
 def test_a_part_with_too_many_values_is_counted_not_kept(shelf, monkeypatch):
-    from catalog.managers import facet_counts
+    from catalog.listings import facet_count_manager as facet_counts
 
     monkeypatch.setattr(facet_counts, "MOST_VALUES_KEPT", 2)
     first, _ops = cold("/c/music/")
@@ -143,7 +143,7 @@ def test_populatedb_keeps_the_large_categories_counts(monkeypatch):
 def test_the_kept_counts_are_read_by_id_not_by_scanning_every_category(shelf):
     from django.db import connections
 
-    from catalog.managers.facet_parts import PARTS
+    from catalog.listings.facet_parts import PARTS
 
     for slug in ("/c/music/", "/c/rock/", "/c/jazz/"):
         cold(slug)  # three categories' parts kept

@@ -4,7 +4,7 @@ and ``Category.objects.move``; filled in for stored products by migration 0008."
 
 from django.test import Client
 
-from catalog.backfills import fill_listed_in
+from catalog.store.backfills import fill_listed_in
 from catalog.models import Category, Pricing, Product
 from core import mongo
 from core.mongo.counter import count_operations

@@ -7,9 +7,9 @@ import datetime
 import pytest
 from django.test import Client, override_settings
 
-from catalog.generate import populate
-from catalog.listing import WINDOWED_FROM
-from catalog.managers import counts
+from catalog.transfer.generate import populate
+from catalog.listings.query import WINDOWED_FROM
+from catalog.listings import count_manager as counts
 from catalog.models import Category, ListingCount, Pricing, Product
 from inventory.models import Inventory
 from core import clock

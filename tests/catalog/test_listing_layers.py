@@ -1,5 +1,5 @@
-"""A listing's page in two layers, its order and its cards (``catalog/managers/listings.py``), and
-the deals counted and read per saving (``catalog.listing.DealsListing``).
+"""A listing's page in two layers, its order and its cards (``catalog/listings/manager.py``), and
+the deals counted and read per saving (``catalog.listings.query.DealsListing``).
 
 A price edit re-reads the cards of its categories' pages (one read by ``_id``)
 but re-sorts only the pages sorted by price whose prices it moves products
@@ -15,8 +15,8 @@ import pytest
 from django.core.cache import caches
 from django.test import Client, override_settings
 
-from catalog.facets import facet_fields
-from catalog.managers.facet_parts import PARTS, UNDATED
+from catalog.listings.facets import facet_fields
+from catalog.listings.facet_parts import PARTS, UNDATED
 from catalog.models import Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
@@ -188,7 +188,7 @@ def test_a_saving_changed_recounts_one_decade_of_the_two_savings(deals):
 
 def test_each_facet_part_read_by_its_dates_is_its_share_of_the_whole(rock):
     # Every album is issued on 1 January: the first day of a decade is a part's lower bound
-    # (SecantusDB's index range difference, catalog/managers/facet_parts.py).
+    # (SecantusDB's index range difference, catalog/listings/facet_parts.py).
     fields = facet_fields()
     whole = Product.objects._count_parts(rock.pk, fields, list(PARTS))
     assert sum(counts["total"] for counts in whole.values()) == 40

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalog import chinook
+from catalog.transfer import chinook
 from catalog.models import Category, Product
 from core import mongo
 

@@ -1,5 +1,5 @@
 """Pieces of storefront pages cached as HTML (``{% catalog_fragment %}``), cards kept as
-documents until a template reads them (``catalog.cards.CardList``), and the product
+documents until a template reads them (``catalog.listings.cards.CardList``), and the product
 view's unacknowledged event (``Event.objects.record_view``)."""
 
 import re
@@ -9,8 +9,8 @@ from django.core.cache import caches
 from django.test import Client, override_settings
 
 from analytics.models import Event
-from catalog.cards import CardList
-from catalog.managers.products import ProductManager
+from catalog.listings.cards import CardList
+from catalog.products.manager import ProductManager
 from catalog.models import CatalogVersion
 from inventory.models import Inventory
 from core.mongo.counter import count_operations
@@ -130,7 +130,7 @@ def test_a_warm_category_page_reads_its_children_not_its_subtree(make_tree, monk
     """A top category with 3 children of 4 leaves each: the page's subcategories are the 3
     children, and a warm request turns no more categories into models than the children
     and the top categories (not the 15 below it)."""
-    from catalog.managers.categories import CategoryManager
+    from catalog.tree.category_manager import CategoryManager
 
     tree = make_tree({"Top": {f"Mid {m}": {f"Leaf {m}-{n}": {} for n in range(4)} for m in range(3)},
                       "Other": {}})

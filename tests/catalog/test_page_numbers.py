@@ -10,8 +10,8 @@ reading anything.
 import pytest
 from django.test import RequestFactory
 
-from catalog.listing import page_hint
-from catalog.paginators import MAX_PAGE, page_number
+from catalog.listings.query import page_hint
+from catalog.listings.paginators import MAX_PAGE, page_number
 from core.mongo.counter import count_operations
 
 HUGE = "999999999999999999999999999999"  # 30 digits: far beyond 2**63

@@ -1,4 +1,4 @@
-"""A product's images (catalog/gallery.py): uploaded in the admin's product form, ordered,
+"""A product's images (catalog/media/gallery.py): uploaded in the admin's product form, ordered,
 each with alt text, copied into the product's document so its page and card read nothing
 more; a decompression bomb and an oversized file refused with nothing stored; the
 generated cover for a product without images."""

@@ -6,7 +6,7 @@ import datetime
 import pytest
 from django.core.exceptions import ValidationError
 
-from catalog.cache import close_scope, open_scope
+from catalog.store.cache import close_scope, open_scope
 from catalog.models import Attribute, CatalogVersion, Pricing, Product, ProductType
 from core.mongo.counter import count_operations
 from tests.support.products import make_product

@@ -1,4 +1,4 @@
-"""Edits cool only what they change (``catalog/cache.py``, ``catalog/managers/writes.py``).
+"""Edits cool only what they change (``catalog/store/cache.py``, ``catalog/store/writes.py``).
 
 A product edit makes stale only the pages that show the product; a category
 edit only its subtree's pages (and its parent's list of subcategories); a
@@ -19,7 +19,7 @@ from django.core.cache import caches
 from django.db import connections
 from django.test import Client, override_settings
 
-from catalog.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                            faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope,
                            product_scope, relisted_scope, savings_part_scope, savings_scope, words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product
@@ -70,7 +70,7 @@ def reads(client, url):
 def is_warm(client, url):
     """Whether ``url`` is served from the reader's cache: the versions and stock only (the
     stock of its cards, none for a page without products, and the facets' in-stock count,
-    kept only seconds: ``catalog/managers/facets.py``)."""
+    kept only seconds: ``catalog/listings/facet_manager.py``)."""
     done = reads(client, url)
     return done[:1] == WARM[:1] and all(op == ("inventory", "find") for op in done[1:]) and len(done) <= 3
 

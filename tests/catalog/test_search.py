@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from catalog.keywords import document_keywords, prefix_range, search_words
-from catalog.backfills import fill_keywords, fill_title_lower
+from catalog.products.keywords import document_keywords, prefix_range, search_words
+from catalog.store.backfills import fill_keywords, fill_title_lower
 from catalog.models import Product
 from core.mongo import get_collection
 from core.mongo.counter import count_operations

@@ -163,7 +163,7 @@ def test_category_page_costs_at_most_fifteen_round_trips_two_when_cached(make_tr
         assert ops.total <= 15, repr(ops.operations)
         assert ("products", "count") not in ops.operations
         if "sort=price" in url:  # its order is kept from the second request, which reads the
-            Client().get(url)    # versions of the prices it shows (catalog/managers/listings.py)
+            Client().get(url)    # versions of the prices it shows (catalog/listings/manager.py)
         with count_operations() as warm:
             Client().get(url)
         assert warm.operations == [("catalog_versions", "find"), ("inventory", "find")]

@@ -182,7 +182,7 @@ def test_a_cover_uploaded_in_the_admin_is_a_thumbnail_in_the_listing(
     click_and_wait(browser, browser.find_element("css selector", 'input[type="submit"]'))
     product = Product.objects.get_by_sku("CHK-0001")
     browser.get(f"{live_server.url}/admin/catalog/product/{product.pk}/change/")
-    # The cover is the product's first image, a row of the form's images (catalog/admin_gallery.py).
+    # The cover is the product's first image, a row of the form's images (catalog/admin/gallery.py).
     browser.find_element("name", "product_images-0-image").send_keys(str(picture))
     browser.find_element("name", "product_images-0-alt").send_keys("A blue square")
     click_and_wait(browser, browser.find_element("css selector", 'input[type="submit"][name="_save"]'))

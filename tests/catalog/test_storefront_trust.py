@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from PIL import Image
 
-from catalog.images import generated_cover, genre_colour
+from catalog.media.covers import generated_cover, genre_colour
 from catalog.models import Product
 from inventory.models import Inventory
 from core.mongo.counter import count_operations
@@ -172,7 +172,7 @@ def staff(admin_client, make_tree):
 
 def test_staff_upload_a_cover_in_the_admin(staff):
     upload = SimpleUploadedFile("front.png", png(), content_type="image/png")
-    # The cover is the product's first image (catalog/gallery.py: tests/catalog/test_product_images.py).
+    # The cover is the product's first image (catalog/media/gallery.py: tests/catalog/test_product_images.py).
     response = staff.post("/admin/catalog/product/add/", {**album_data(), **first_image(upload)})
     assert response.status_code == 302, response.content.decode()[:2000]
     product = Product.objects.get(sku="NEW-1")

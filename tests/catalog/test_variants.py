@@ -1,5 +1,5 @@
 """Variants: a product selling several SKUs, each with its own price and stock
-(``catalog/variants.py``), through the product page, the cart, checkout, the order, the rollups
+(``catalog/products/variants.py``), through the product page, the cart, checkout, the order, the rollups
 and the API."""
 
 import re

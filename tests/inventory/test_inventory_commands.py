@@ -21,7 +21,7 @@ def test_load_catalog_gives_every_product_stock_and_never_overwrites(settings):
     from catalog.models import Product
 
     out = run("load_catalog", "--stock", "7")
-    # Every SKU sold: 313 albums' own, and the CD and vinyl variants of 34 (catalog/chinook.py).
+    # Every SKU sold: 313 albums' own, and the CD and vinyl variants of 34 (catalog/transfer/chinook.py).
     skus = [sku for d in Product.objects.collection.find({}, {"sku": 1, "variants.sku": 1})
             for sku in ([v["sku"] for v in d.get("variants") or []] or [d["sku"]])]
     assert "Inventory: 381 created with 7 units each" in out

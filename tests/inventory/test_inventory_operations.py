@@ -353,6 +353,9 @@ def test_checkout_round_trips_do_not_grow_with_the_lines(count, monkeypatch):
     from promotions.models import Offer
 
     Offer.objects.active()  # the live offers cached, as after the process's first cart (60 s)
+    from shipping.models import ShippingZone
+
+    ShippingZone.objects.table()  # the shipping zones cached likewise (60 s)
     with count_operations() as ops:
         checkout(cart.id)
     # Lock (and read the cart), compare with the reservations, the products' prices and

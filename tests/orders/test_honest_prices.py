@@ -269,6 +269,9 @@ def test_the_reread_is_one_read_of_the_carts_skus_whatever_the_catalog(shop):
     from promotions.models import Offer
 
     Offer.objects.active()  # the live offers cached, as after the process's first cart (60 s)
+    from shipping.models import ShippingZone
+
+    ShippingZone.objects.table()  # the shipping zones cached likewise (60 s)
     with count_operations() as ops:
         place(cart.id)
     # The lock (a conditional update_one by _id and the read of the locked cart), the

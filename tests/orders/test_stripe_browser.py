@@ -95,6 +95,7 @@ def test_the_card_goes_to_stripe_and_only_the_token_to_the_shop(browser, shop):
     assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "email", "ship-name", "ship-line1",  # one name: the address's
                            "ship-line2", "ship-city", "ship-postcode", "ship-country", "ship-region",
                            "ship-vat_number",  # the tax destination (taxes app)
+                           "shipping_method",  # the method picked (shipping app)
                            "confirmed_total", "priced_for"}  # the total the page showed and what it was priced for; no card data
 
 

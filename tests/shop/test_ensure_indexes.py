@@ -7,8 +7,8 @@ from django.core.management import CommandError, call_command
 from pymongo.errors import OperationFailure
 
 from analytics.indexes import INDEXES as ANALYTICS_INDEXES
-from catalog.indexes import INDEXES as CATALOG_INDEXES
-from catalog.indexes import facet_indexes
+from catalog.store.indexes import INDEXES as CATALOG_INDEXES
+from catalog.store.indexes import facet_indexes
 from core.mongo import get_collection
 from core.mongo.indexes import create_indexes, find_index, registry
 

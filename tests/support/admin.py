@@ -22,7 +22,7 @@ def album_data(**changes):
 
 
 def image_rows(*rows, initial=0):
-    """The product form's image inline (``catalog/admin_gallery.py``) as posted: ``rows`` are
+    """The product form's image inline (``catalog/admin/gallery.py``) as posted: ``rows`` are
     dicts of a row's fields (``image``, ``alt``, ``position``, ``id``, ``DELETE``), the first
     ``initial`` of them stored images."""
     data = {"product_images-TOTAL_FORMS": str(len(rows)), "product_images-INITIAL_FORMS": str(initial),

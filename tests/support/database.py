@@ -42,10 +42,12 @@ from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 # Written by `migrate` (kept by an empty-out, as post_migrate would recreate them; put back by
 # difference after a test that wrote them). `tax_rates`: the taxes app's migration seeds the
-# EU, UK and US rates. A collection `migrate` fills and this list misses leaves the database
+# EU, UK and US rates; `shipping_zones` and `shipping_methods`: the shipping app's seeds the
+# "Rest of world" zone and its Standard method. A collection `migrate` fills and this list misses leaves the database
 # not empty when the Chinook copy is first made, and every `chinook` test then runs
 # load_catalog itself (about 10 s each): tests/shop/test_test_database.py checks the list.
-KEPT = frozenset({"django_migrations", "django_content_type", "auth_permission", "tax_rates"})
+KEPT = frozenset({"django_migrations", "django_content_type", "auth_permission", "tax_rates",
+                  "shipping_zones", "shipping_methods"})
 # Commands that write nothing (anything else counts as a write).
 READS = frozenset({
     "find", "getMore", "count", "distinct", "listCollections", "listIndexes", "listDatabases",

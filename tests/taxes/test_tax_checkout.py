@@ -35,8 +35,10 @@ def test_a_german_order_is_shown_its_total_before_paying_and_keeps_its_rate(clie
     again = response.context["totals"]
     assert again.tax_percent == "19" and again.tax_name == "VAT"
     assert "With tax and shipping for this address the total is" in response.content.decode()
-    assert response.context["priced_for"] == "DE||"
-    response = client.post("/checkout/", {**CARD, **BERLIN, "confirmed_total": again.total, "priced_for": "DE||"})
+    # Country, region, VAT number, postcode and the shipping method charged (shipping.rates).
+    priced_for = response.context["priced_for"]
+    assert priced_for.startswith("DE|||10117|") and priced_for.endswith(again.shipping_method["code"])
+    response = client.post("/checkout/", {**CARD, **BERLIN, "confirmed_total": again.total, "priced_for": priced_for})
     assert response.status_code == 302
     order = Order.objects.get()
     assert (order.total, order.tax, order.tax_name) == (again.total, again.tax, "VAT")

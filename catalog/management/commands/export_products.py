@@ -1,14 +1,14 @@
 """``python manage.py export_products --category PATH | --type NAME [--output FILE]``: products to CSV.
 
 The columns are those ``import_products`` reads, so the file imports again
-unchanged (``catalog/exports.py``). Writes to stdout unless ``--output``.
+unchanged (``catalog/transfer/exports.py``). Writes to stdout unless ``--output``.
 Exits with a one-line reason for an unknown category or type.
 """
 
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.exports import output, write_products
+from catalog.transfer.exports import output, write_products
 from catalog.models import Category
 from core.progress import add_quiet_argument, progress_bar
 

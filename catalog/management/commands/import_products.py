@@ -1,7 +1,7 @@
 """``python manage.py import_products FILE``: products, variants, prices and stock from CSV or JSON Lines.
 
 The columns, the checks and the feeds are in docs/commands.md; the work is
-``catalog.imports.import_file``'s. Exits with a one-line reason (status 1)
+``catalog.transfer.imports.import_file``'s. Exits with a one-line reason (status 1)
 for a file that cannot be read and when rows are refused (nothing is then
 written, unless ``--good-rows-only``); each refused row is listed on stderr
 with its line, column and reason.
@@ -9,7 +9,7 @@ with its line, column and reason.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.imports import FEED_FIELDS, FileError, import_file
+from catalog.transfer.imports import FEED_FIELDS, FileError, import_file
 from core.commandlog import log_change
 from core.progress import add_quiet_argument, progress_bar
 

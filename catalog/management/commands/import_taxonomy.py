@@ -5,14 +5,14 @@ The whole file is checked first: a malformed line stops the command with its
 line number, and nothing is imported. A re-import of the same file changes
 nothing; a newer file renames and moves the categories whose names or
 parents changed (matched by the file's IDs, kept in ``taxonomy_id``) and
-creates the new ones. See ``catalog.taxonomy``.
+creates the new ones. See ``catalog.tree.taxonomy``.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from catalog.exceptions import CatalogError, TaxonomyError
-from catalog.taxonomy import TaxonomyImport, parse_taxonomy
+from catalog.tree.taxonomy import TaxonomyImport, parse_taxonomy
 from core.commandlog import log_change
 
 

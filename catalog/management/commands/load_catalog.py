@@ -12,9 +12,9 @@ import sqlite3
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog import chinook
+from catalog.transfer import chinook
 from catalog.models import Category, Product
-from catalog.slugs import slug_for
+from catalog.tree.slugs import slug_for
 from inventory.models import Inventory
 from core.commandlog import log_change
 
@@ -62,7 +62,7 @@ class Command(BaseCommand):
             f"Products: {report['created']} created, {report['updated']} updated, "
             f"{report['unchanged']} unchanged."
         )
-        # Every SKU sold: a product's own, or each of its variants' (catalog/variants.py).
+        # Every SKU sold: a product's own, or each of its variants' (catalog/products/variants.py).
         skus = [sku for p in products for sku in p.sellable_skus]
         created = Inventory.objects.ensure_stock(skus, options["stock"])
         log_change(

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.models import Product
+from inventory import products
 from inventory.exceptions import StockError
 from inventory.models import Inventory
 from core.commandlog import log_change
@@ -21,8 +21,8 @@ class Command(BaseCommand):
         except ValueError:
             raise CommandError(f"QTY must be a whole number, not {qty!r}.") from None
         try:
-            product = Product.objects.get_by_sku(sku)
-        except Product.DoesNotExist:
+            product = products.by_sku(sku)
+        except products.UnknownSku:
             raise CommandError(f"No product with SKU {sku!r}.") from None
         if sku not in product.sellable_skus:
             raise CommandError(f"{sku} has variants and sells only theirs: "

@@ -10,7 +10,7 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.exports import output
+from catalog.transfer.exports import output
 from orders.exports import write_orders
 
 

@@ -3,7 +3,7 @@
 The indexes are the registry's (``core.mongo.indexes.registry``: every
 app's ``indexes.py``, analytics' ``events`` and ``stats.*`` included), which
 ``migrate`` creates, and those the product types' facets declare
-(``catalog.indexes.facet_indexes``), which only this command creates. This command checks all of them and creates what is
+(``catalog.store.indexes.facet_indexes``), which only this command creates. This command checks all of them and creates what is
 missing (an index dropped by hand, a database restored without indexes), so
 it is safe to run at every deployment (idempotent). Each index is reported as
 created, present or missing. Exits non-zero when an index is missing (the
@@ -12,7 +12,7 @@ server refused it, or ``--check``).
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.indexes import facet_indexes
+from catalog.store.indexes import facet_indexes
 from core.commandlog import log_change
 from core.mongo import get_collection
 from core.mongo.indexes import CREATED, MISSING, ensure_index, registry

@@ -10,7 +10,7 @@ As Saleor's ``populatedb``: a realistic catalog for trying the shop at
 scale and for the benchmarks (``bench/catalog_pages.py``). The tree has the
 README's shape (10 top categories, 90 below them, the rest leaves: 5,000 by
 default), the products are albums with tracks, artists, genres, issue dates
-and prices, and each gets stock (``catalog/generate.py``). Everything goes
+and prices, and each gets stock (``catalog/transfer/generate.py``). Everything goes
 through the managers, with a progress bar on stderr.
 
 Refuses (exit 1, one line) a catalog that already has categories or products,
@@ -21,7 +21,7 @@ unless ``--reset`` (which deletes every category and product first, as
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.generate import populate
+from catalog.transfer.generate import populate
 from catalog.models import Category, Product
 from orders.aging import age
 from core.commandlog import log_change

@@ -1,0 +1,95 @@
+"""Product search: the words of a shopper's query matched against ``keywords``, ranked by
+where they matched, and search-as-you-type over title prefixes ("Product Catalog" use case's prefix pattern).
+
+``ProductManager.search`` and ``ProductManager.suggest`` call these
+builders; the words come from ``catalog/products/keywords.py``, the ranking from
+``catalog/listings/ranking.py``.
+"""
+
+from pymongo import ASCENDING
+
+from catalog.store.cache import PRODUCTS, shown_products, words_scope
+from catalog.products.keywords import prefix_range, search_words
+from catalog.listings.query import SORTS, ProductListing, ProductQuery, page_hint
+from catalog.listings.ranking import RANK_FIELDS, search_ranking
+
+#: The longest title prefix that ``suggest`` looks up (characters; the form refuses more).
+MAX_SUGGEST_PREFIX = 100
+
+# Search results: best match first (title, then artist, then a track: see
+# ``search_ranking``), or by price or date.
+SEARCH_SORTS = {
+    "relevance": [("rank", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)],
+    "newest": SORTS["newest"], "price": SORTS["price"], "-price": SORTS["-price"],
+}
+SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
+                      "price": "Price: low to high", "-price": "Price: high to low"}
+DEFAULT_SEARCH_SORT = "relevance"
+
+# Suggestions come by title (its search copy), ties by ``_id``.
+_SUGGEST_SORT = [("title_lower", ASCENDING), ("_id", ASCENDING)]
+
+
+def lower_title(title):
+    """The form of a title the prefix search matches: case-folded (``"AC/DC"`` -> ``"ac/dc"``)."""
+    return (title or "").casefold()
+
+
+def search_stages(text):
+    """The ``$match`` filters of a search for ``text``: ``[{"keywords": word}, ...]``, one per
+    word of ``search_words(text)``, or None when it holds no word."""
+    words = search_words(text)
+    return [{"keywords": word} for word in words] if words else None
+
+
+def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
+    """The products (of ``manager``, a ``ProductManager``) that have every word of ``text``
+    among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
+
+    ``text`` is split into words (``search_words``): punctuation and
+    operators (``.*``, ``$where``, ``{"$ne": 1}``) are never passed on as
+    a pattern or an operator; each word is a plain equality on the
+    multikey ``keywords`` index. The words are consecutive ``$match``
+    stages of one aggregation, which MongoDB merges into one ``$and``
+    served by the index; SecantusDB 0.7.0b3 uses an index only for a
+    (docs/local-server-differences.md: local-server differences 14 and 12)
+    ``$match`` of one top-level condition (an ``$and``, ``$all`` or
+    ``$elemMatch`` scans the collection), so the first stage uses the index
+    and the others filter what it found. Returns a ``ProductListing``
+    (count and page in one aggregation; ``page`` and ``per_page`` say
+    which page will be asked for), or an empty ``ProductQuery`` (no round
+    trip) when ``text`` holds no word.
+
+    Relevance comes from the product's fields: ``search_ranking``
+    ranks a match in the title before one in the artist, then a track,
+    then the cast, then the description, and each product gets
+    ``matched`` ("track: Inject The Venom").
+
+    ``refined`` (a list of filters: ``search_stages`` narrowed by chosen
+    facets, ``catalog.listings.facets.refine``) replaces the words' filters.
+    """
+    words = search_words(text)
+    if not words:
+        return ProductQuery(manager, None, [])
+    # By relevance, the page depends on which products have the words, their searchable text
+    # and what is shown of them; by price or date on any product's (``catalog/store/cache.py``).
+    # Narrowed by facets, on any product's (a price or a genre decides what shows).
+    relevance = sort == "relevance" and not refined
+    scope = words_scope(words) if relevance else (PRODUCTS,)
+    return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
+                          page_hint=page_hint(page, per_page),
+                          stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
+                          shown=shown_products if relevance else None)
+
+
+def suggest_query(prefix):
+    """``(filter, sort)`` of the products whose title starts with ``prefix`` (any case,
+    leading spaces dropped, cut to ``MAX_SUGGEST_PREFIX``), or None for a blank prefix.
+
+    The "Product Catalog" use case's index-friendly prefix pattern over ``title_lower``, written as
+    a range (``prefix_range``: SecantusDB uses no index for a ``$regex``).
+    """
+    prefix = lower_title(str(prefix)).lstrip()[:MAX_SUGGEST_PREFIX]
+    if not prefix:
+        return None
+    return {"title_lower": prefix_range(prefix)}, _SUGGEST_SORT

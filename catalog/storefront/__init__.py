@@ -1,0 +1,1 @@
+"""The storefront's pages: views, shoppers' filters, paginators, request ids, the catalog cache and its middleware."""

@@ -1,0 +1,20 @@
+"""The catalog's middleware: each request's catalog cache scope (``catalog.store.cache``)."""
+
+from catalog.store.cache import close_scope, open_scope
+from catalog.models import CatalogVersion
+
+
+class CatalogVersionMiddleware:
+    """Opens each request's catalog cache scope: the versions it needs are read together, at
+    most once each in it (``CatalogVersion.objects.tokens``, one round trip), and only if the
+    request reads the catalog."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = open_scope(CatalogVersion.objects.tokens, request.get_full_path())
+        try:
+            return self.get_response(request)
+        finally:
+            close_scope(token)

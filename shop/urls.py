@@ -55,7 +55,6 @@ urlpatterns = [
     path("", include("inventory.urls")),
     path("", include("orders.urls")),
     path("", include("promotions.urls")),
-    path("account/addresses/", include("addresses.urls")),  # the address book (issue 44)
     path("account/", include("accounts.urls")),
     path("", include("catalog.urls")),
 ]

@@ -1,4 +1,5 @@
-"""The address book on the account page: add, edit, delete, make default. Thin views over
+"""The address book on the account page (``/account/addresses/...``; the book itself is the
+``addresses`` app): add, edit, delete, make default. Thin views over
 ``SavedAddress.objects``; each acts only on the signed-in shopper's own addresses (another
 account's id, an unknown or a malformed one: the shop's 404 page)."""
 
@@ -8,8 +9,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from .forms import SavedAddressForm
-from .models import SavedAddress
+from addresses.models import SavedAddress
+
+from .address_forms import SavedAddressForm
 
 KINDS = {"shipping": "default_shipping", "billing": "default_billing"}
 

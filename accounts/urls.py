@@ -5,12 +5,17 @@ from django.urls import path, reverse_lazy
 
 from core.throttle import throttled
 
-from . import views
+from . import address_views, views
 from .forms import ShopPasswordResetForm, ShopperLoginForm
 
 app_name = "accounts"
 urlpatterns = [
     path("", views.account, name="account"),
+    # The address book (issue 44; addresses app).
+    path("addresses/add/", address_views.add, name="address_add"),
+    path("addresses/<str:pk>/", address_views.edit, name="address_edit"),
+    path("addresses/<str:pk>/delete/", address_views.delete, name="address_delete"),
+    path("addresses/<str:pk>/default/<str:kind>/", address_views.make_default, name="address_default"),
     path("signup/", throttled("signup")(views.signup), name="signup"),
     path("signup/sent/", views.signup_sent, name="signup_sent"),
     path("signup/confirm/<uidb64>/<token>/", views.signup_confirm, name="signup_confirm"),

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.debug import sensitive_post_parameters
 
+from addresses.models import SavedAddress
 from orders.models import Order
 
 from . import signup as confirmation
@@ -61,5 +62,7 @@ def signup_confirm(request, uidb64, token):
 
 @login_required
 def account(request):
-    """``/account/``: the shopper's orders, newest first, each linking to its page (one read)."""
-    return render(request, "accounts/account.html", {"orders": Order.objects.for_user(request.user.pk)})
+    """``/account/``: the shopper's orders, newest first, each linking to its page (one read),
+    and the address book (``addresses``, one read)."""
+    return render(request, "accounts/account.html", {"orders": Order.objects.for_user(request.user.pk),
+                                                     "addresses": SavedAddress.objects.for_user(request.user.pk)})

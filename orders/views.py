@@ -13,6 +13,8 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
+from addresses.checkout import AddressBook, address_for_page
+from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
 from inventory.session import CART_ID, LAST_CART, ORDERS, ORDERS_KEPT, forget_cart, session_cart
@@ -109,7 +111,9 @@ def checkout(request):
         return redirect("inventory:cart")
     initial = {"email": request.user.email} if request.user.is_authenticated else {}
     form = CheckoutForm(request.POST or None, initial=initial)
-    address_form = AddressForm(request.POST or None)
+    book = AddressBook(request)  # a signed-in shopper's saved addresses: one read, when drawn
+    saved_data, chosen = address_for_page(request, book) if request.method == "GET" else (None, None)
+    address_form = AddressForm(request.POST or saved_data)
     # Priced for the address posted (tax by destination) when it is valid, else with no address.
     shown = repricing.quote(current, _pricing_context(request, address_form))
     changes, figures = shown.changes, shown.totals
@@ -127,7 +131,7 @@ def checkout(request):
     elif request.method == "POST" and form.is_valid() and address_form.is_valid():
         try:
             order = place_order(
-                current.id, provider, form.cleaned_data["stripe_token"], name=form.cleaned_data["name"],
+                current.id, provider, form.cleaned_data["stripe_token"], name=address_form.address()["name"],
                 email=form.cleaned_data["email"], address=address_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
@@ -177,7 +181,18 @@ def checkout(request):
     return stripe_page(request, provider, "orders/checkout.html", {
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
         "price_changes": changes, "priced_for": _destination(address_form, figures),
+        "address_book": book, "chosen_address": chosen, "summary_lines": _summary_lines(current),
     })
+
+
+def _summary_lines(cart):
+    """The order summary's lines: ``[{line, product, variant}]`` for each of ``cart``'s lines,
+    ``product`` the Product its cover is drawn from (None when the catalog no longer has it)
+    and ``variant`` its options as text ("" for none). One read when the page is drawn
+    (``Product.objects.line_covers``)."""
+    covers = Product.objects.line_covers([line.sku for line in cart.items])
+    return [{"line": line, "product": covers.get(line.sku, (None, ""))[0],
+             "variant": covers.get(line.sku, (None, ""))[1]} for line in cart.items]
 
 
 def _authenticate(request, provider, action):

@@ -529,3 +529,4 @@ SHOP_LEGAL_DETAILS = [line.strip() for line in env.str("SHOP_LEGAL_DETAILS", def
 SHOP_CREDIT_NOTE_RECOVERY_DAYS = env.int("SHOP_CREDIT_NOTE_RECOVERY_DAYS", default=7)
 # WeasyPrint logs each step of every PDF at INFO.
 LOGGING["loggers"].update({"weasyprint": {"level": "WARNING"}, "fontTools": {"level": "WARNING"}})
+INSTALLED_APPS += ["addresses.apps.AddressesConfig"]  # the shopper's address book (issue 44)

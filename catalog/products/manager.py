@@ -23,7 +23,7 @@ from catalog.listings.ranking import what_matched
 from catalog.products.keywords import search_words
 from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 from catalog.tree.nodes import listed_in
-from catalog.products.variants import apply_to_document, line_title, sellable_skus
+from catalog.products.variants import apply_to_document, line_title, options_label, sellable_skus
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.facet_manager import FacetsMixin
 from catalog.listings.manager import ListingsMixin
@@ -234,6 +234,25 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
                 if item.get("sku") in wanted:
                     titles[item["sku"]] = line_title(d.get("title", ""), item.get("options"))
         return titles
+
+    def line_covers(self, skus):
+        """``{sku: (product, variant)}`` for the SKUs among ``skus`` that a product sells: the
+        ``product`` (a Product with what ``{% cover %}`` draws: image, title, details, images)
+        and ``variant``, the variant's options as text ("Vinyl"; "" for a product without
+        variants). One read on the ``skus`` index (read preference). For the checkout's
+        order summary (its covers and variants)."""
+        wanted = {str(s) for s in skus}
+        fields = {"sku", "type", "title", "details", "image", "images"}
+        cursor = self.read_collection.find({"skus": {"$in": sorted(wanted)}},
+                                           {**dict.fromkeys(fields, 1), "variants.sku": 1, "variants.options": 1})
+        covers = {}
+        for d in cursor:
+            product = self.from_document({k: v for k, v in d.items() if k != "variants"}, fields)
+            for item in d.get("variants") or [d]:
+                if item.get("sku") in wanted:
+                    options = item.get("options") if item is not d else None
+                    covers[item["sku"]] = (product, options_label(options) if options else "")
+        return covers
 
     def count_by_category(self):
         """``{category_id: number of products listed in it}``, from one aggregation."""

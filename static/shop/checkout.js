@@ -4,11 +4,26 @@
  * posts to /checkout/confirm/, where the server reads the PaymentIntent itself. */
 (function () {
   "use strict";
+  // The order summary: collapsed on a phone (one column, the form first to the eye), always
+  // open on a desktop, where it is the right column.
+  var summary = document.getElementById("order-summary");
+  if (summary && window.matchMedia) {
+    var wide = window.matchMedia("(min-width: 48rem)");
+    if (!wide.matches) summary.open = false;
+    summary.addEventListener("toggle", function () {
+      if (wide.matches && !summary.open) summary.open = true;
+    });
+  }
   var mountPoint = document.getElementById("card-element");
   var form = document.querySelector("form.checkout");
   if (mountPoint && form && typeof Stripe === "function") {
     var stripe = Stripe(mountPoint.dataset.key);
-    var card = stripe.elements().create("card");
+    // Styled as the page's own fields: its font, size and colours (Stripe draws in its frame).
+    var card = stripe.elements().create("card", {style: {
+      base: {fontFamily: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", fontSize: "16px", color: "#1d1f24",
+             "::placeholder": {color: "#555b66"}},
+      invalid: {color: "#b3261e", iconColor: "#b3261e"}
+    }});
     card.mount(mountPoint);
     // Stripe's field lives in its own frame with its own labels. A field drawn in the page itself
     // (the local fake Stripe.js draws plain inputs) gets a label from its placeholder.

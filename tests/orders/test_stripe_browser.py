@@ -15,6 +15,7 @@ from orders.models import Order, PaymentAttempt
 from tests.support.browser import click_and_wait, csp_reports, sent_requests, type_card
 from tests.support.inventory import assert_invariant
 from tests.support.payments import DECLINED, THREE_D_SECURE, charges
+from tests.catalog.test_storefront_browser import axe_source  # noqa: F401 - a fixture
 
 NUMBER, CVC = "4242424242424242", "987"
 
@@ -27,7 +28,7 @@ def start_checkout(browser, base):
     click_and_wait(browser, browser.find_element("css selector", ".add-to-cart button"))
     browser.get(f"{base}/checkout/")
     for name, value in {"ship-name": "Ada Lovelace", "ship-line1": "12 St James's Square", "ship-city": "London",
-                        "ship-postcode": "sw1y 4jh", "name": "Ada Lovelace", "email": "ada@example.com"}.items():
+                        "ship-postcode": "sw1y 4jh", "email": "ada@example.com"}.items():
         browser.find_element("name", name).send_keys(value)
     Select(browser.find_element("name", "ship-country")).select_by_value("GB")
 
@@ -91,7 +92,7 @@ def test_the_card_goes_to_stripe_and_only_the_token_to_the_shop(browser, shop):
     (checkout,) = [body for method, url, body in sent if url == f"{shop}/checkout/" and method == "POST"]
     posted = dict(urllib.parse.parse_qsl(checkout, keep_blank_values=True))
     assert posted["stripe_token"].startswith("tok_")  # ... and the shop got a token
-    assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "name", "email", "ship-name", "ship-line1",
+    assert set(posted) == {"csrfmiddlewaretoken", "stripe_token", "email", "ship-name", "ship-line1",  # one name: the address's
                            "ship-line2", "ship-city", "ship-postcode", "ship-country", "ship-region",
                            "ship-vat_number",  # the tax destination (taxes app)
                            "shipping_method",  # the method picked (shipping app)
@@ -143,3 +144,77 @@ def test_3d_secure_failed_charges_nothing_and_keeps_the_cart(browser, shop):
     assert StripeProvider().retrieve(attempt.intent_id).status == "canceled"
     assert csp_reports(browser) == []
     assert_invariant()
+
+
+def _box(browser, selector):
+    """``{left, right, top, bottom, width, height}`` of the first element matching ``selector``."""
+    return browser.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height};",
+        selector)
+
+
+def test_the_checkout_layout_at_a_laptop_and_a_phone(browser, shop, axe_source):
+    """Issue 42's checkout: one name field; an order summary with each line's cover, variant,
+    quantity and price and the totals, right of the address and payment at 1280 px, above
+    them and collapsible at 390 px; the pay button the page's strongest (filled accent, larger
+    than "Add to cart"); errors inline under their fields; axe-core clean at both widths."""
+    from tests.catalog.test_storefront_browser import ARTIFACTS, serious_violations, viewport
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # screenshots for a reviewer (not committed)
+
+    Inventory.objects.set_stock("CHK-0001", 5)
+    browser.get(f"{shop}/p/CHK-0001/")
+    viewport(browser, "laptop")
+    add_button = _box(browser, ".add-to-cart button")
+    click_and_wait(browser, browser.find_element("css selector", ".add-to-cart button"))
+    browser.get(f"{shop}/checkout/")
+    viewport(browser, "laptop")
+    # One name field (the address's "Full name"), none called "name" beside it.
+    assert len(browser.find_elements("name", "ship-name")) == 1 and browser.find_elements("name", "name") == []
+    assert [label.text for label in browser.find_elements("css selector", "form.checkout label")].count("Full name:") == 1
+    summary = browser.find_element("css selector", "details.order-summary")
+    assert summary.get_attribute("open") is not None
+    line = browser.find_element("css selector", ".summary-line")
+    assert line.find_element("css selector", "img.cover").is_displayed()
+    assert "Quantity 1" in line.text and "$" in line.find_element("css selector", ".summary-price").text
+    assert "Total" in summary.find_element("css selector", ".totals").text
+    form, side = _box(browser, ".checkout-main"), _box(browser, ".order-summary")
+    assert side["left"] >= form["right"] and abs(side["top"] - form["top"]) < 40, (form, side)  # two columns
+    pay_button = _box(browser, "button.pay")
+    assert pay_button["width"] > 2 * add_button["width"] and pay_button["height"] > add_button["height"]
+    colours = browser.execute_script(
+        "const s = getComputedStyle(document.querySelector('button.pay'));"
+        "return [s.backgroundColor, s.color, s.fontWeight];")
+    assert colours[:2] == ["rgb(179, 38, 30)", "rgb(255, 255, 255)"] and int(colours[2]) >= 700, colours
+    browser.save_screenshot(str(ARTIFACTS / "checkout-layout-1280.png"))
+    assert serious_violations(browser, axe_source) == []
+
+    viewport(browser, "phone")
+    browser.get(f"{shop}/checkout/")  # drawn at a phone's width: the summary starts shut
+    assert summary_state(browser) == (False, True)
+    form, side = _box(browser, ".checkout-main"), _box(browser, ".order-summary")
+    assert side["bottom"] <= form["top"] and form["width"] > 300  # one column, the summary first
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+    browser.find_element("css selector", ".order-summary > summary").click()
+    assert summary_state(browser) == (True, True)
+    browser.save_screenshot(str(ARTIFACTS / "checkout-layout-390.png"))
+    assert serious_violations(browser, axe_source) == []
+
+    # Pay with the form empty: each error under its field, tied to it for a screen reader.
+    type_card(browser)
+    pay(browser)
+    city = browser.find_element("name", "ship-city")
+    assert city.get_attribute("aria-invalid") == "true"
+    described = city.get_attribute("aria-describedby").split()
+    assert browser.find_element("id", described[0]).text == "This field is required."
+    browser.save_screenshot(str(ARTIFACTS / "checkout-errors-390.png"))
+    assert serious_violations(browser, axe_source) == []
+    assert csp_reports(browser) == []
+
+
+def summary_state(browser):
+    """(open, shown) of the order summary: whether its lines show, and whether its heading does."""
+    return tuple(browser.execute_script(
+        "const d = document.querySelector('details.order-summary');"
+        "return [d.open, d.querySelector('summary').getBoundingClientRect().height > 0];"))

@@ -232,6 +232,9 @@ SHOP_IPV6_PREFIX = env.int("SHOP_IPV6_PREFIX", default=64)
 CART_MAX_OPEN_CARTS_PER_CLIENT = env.int("CART_MAX_OPEN_CARTS_PER_CLIENT", default=20)
 # Below this many units available a product shows "Only N left".
 STOCK_LOW_THRESHOLD = env.int("SHOP_STOCK_LOW_THRESHOLD", default=5)
+# Seconds a page may show a SKU's stock as read a moment ago (inventory/shown.py): every stock
+# write forgets it in its own process (all processes with a shared CACHE_URL); 0 reads it each time.
+STOCK_SHOWN_SECONDS = env.int("SHOP_STOCK_SHOWN_SECONDS", default=2)
 # Payments (docs/payments.md): Stripe through the official library. Without
 # STRIPE_SECRET_KEY the shop runs the local fake Stripe (localstripe, its own
 # process: orders/stripelocal.py); with DJANGO_DEBUG off that refuses to start

@@ -75,3 +75,6 @@ from orders.stripelocal import LocalStripe  # noqa: E402
 LocalStripe().ensure_running()
 # No reconciliation thread in the test process: tests run reconcile_payments themselves.
 PAYMENT_RECONCILE_INTERVAL = 0
+# Stock is read on every page here, as many tests write it behind the managers' back (raw
+# writes, other processes); tests/inventory/test_stock_shown.py keeps it as production does.
+STOCK_SHOWN_SECONDS = 0

@@ -83,8 +83,8 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         record), for the product page.
 
         The product comes from the catalog cache (``catalog/store/cache.py``;
-        one read when it is not there), its stock from the inventory on every
-        call (one read, ``with_availability``). Raises ``Product.DoesNotExist``.
+        one read when it is not there), its stock as pages show it (``with_availability``:
+        no read while kept). Raises ``Product.DoesNotExist``.
         """
         sku = str(sku)
         document = cached("product", sku, lambda: self.read_collection.find_one(
@@ -97,12 +97,13 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         """``documents`` (product documents with ``sku``, and ``variants.sku`` for those that
         have variants), each given ``available``: the units of the SKUs it sells available now
         (int; a product with variants the sum over its variants, each of which gets its own
-        ``available``), or None without a stock record. One read of the inventory
-        (``Inventory.objects.available_many``), none for no documents. Stock is never cached:
-        it changes with every cart. Returns ``documents``."""
+        ``available``), or None without a stock record. The stock as pages show it
+        (``Inventory.objects.shown_many``: kept ``STOCK_SHOWN_SECONDS`` per SKU and forgotten
+        by every stock write; one read of the SKUs not kept, none for no documents).
+        Returns ``documents``."""
         if not documents:
             return documents
-        stock = Inventory.objects.available_many(
+        stock = Inventory.objects.shown_many(
             [sku for d in documents for sku in sellable_skus(d["sku"], d.get("variants"))])
         for document in documents:
             variants = document.get("variants") or []

@@ -70,8 +70,9 @@ The scopes (names of version documents):
   catalog (``delete_all``), and created with a random token when missing,
   so a database emptied and filled again starts from keys no cache holds.
 
-A stock change is no catalog write: stock is never cached (availability is
-read for the cards shown on each request, ``ProductManager.with_availability``).
+A stock change is no catalog write: stock is kept apart, per SKU, for
+``STOCK_SHOWN_SECONDS`` and forgotten by every stock write (``inventory/shown.py``, read
+through ``ProductManager.with_availability``).
 
 **Reading the versions costs one round trip per request**, lazily: the
 first cached read of a request reads, in one ``find({name: {$in: [...]}})``,

@@ -28,6 +28,7 @@ unit is ever returned twice or lost, whatever runs beside it.
 
 from pymongo import UpdateOne
 
+from ..shown import forgets
 from .rules import batched, return_entry
 
 #: Inventory documents read and rewritten per round trip (each up to ~50 KB with 670 reservations).
@@ -39,6 +40,7 @@ ATTEMPTS = 3
 class ReservationReturns:
     """``return_reservations``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
 
+    @forgets(lambda by_sku: by_sku)
     def return_reservations(self, by_sku):
         """Return to stock every reservation that the carts named in ``by_sku`` hold on its SKUs.
 

@@ -28,6 +28,7 @@ from core.mongo.collections import MongoCollectionMixin
 from core.mongo.writes import write_once
 
 from ..exceptions import StockError
+from ..shown import forgets, shown_available
 from .cleanup import ReservationCleanup
 from .rules import return_entry
 from .returns import ReservationReturns
@@ -57,6 +58,13 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         """``{sku: available units}`` for the SKUs of ``skus`` that have stock documents (one read)."""
         cursor = self.collection.find({"_id": {"$in": [str(s) for s in skus]}}, {"qty": 1})
         return {d["_id"]: d["qty"] for d in cursor}
+
+    def shown_many(self, skus):
+        """``{sku: available units}`` as the storefront's pages show them: kept a moment per
+        SKU (``inventory.shown``; ``settings.STOCK_SHOWN_SECONDS``), forgotten by every stock
+        write here. No read when every SKU is kept, else one ``$in`` of the missing ones.
+        Never for a decision (adding to a cart, checkout): ``available_many`` is."""
+        return shown_available(skus, self.available_many)
 
     def stock_many(self, skus):
         """``{sku: (available, reserved)}`` for the SKUs of ``skus`` that have stock documents
@@ -109,6 +117,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
 
     # -- stock for operators and staff ----------------------------------
 
+    @forgets(lambda skus, qty: skus)
     def ensure_stock(self, skus, qty):
         """Give every SKU of ``skus`` an inventory document with ``qty`` units, unless it has one.
 
@@ -138,6 +147,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
                 raise
             return error.details.get("nInserted", 0)
 
+    @forgets(lambda sku, qty: [sku])
     def restock(self, sku, qty):
         """Add ``qty`` (> 0) units of ``sku`` to the available stock; creates its document if missing.
 
@@ -158,6 +168,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             self.collection.update_one({"_id": str(sku)}, update)
         return self.available(sku)
 
+    @forgets(lambda sku, delta: [sku])
     def adjust_stock(self, sku, delta):
         """Add ``delta`` units (negative: remove) to the available stock of ``sku``, never below zero.
 
@@ -179,6 +190,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             raise StockError(f"Only {available} of {sku} available: cannot remove {-delta}.")
         return available
 
+    @forgets(lambda sku, qty: [sku])
     def set_stock(self, sku, qty):
         """Set the available stock of ``sku`` to ``qty`` (>= 0), whatever shoppers do meanwhile.
 
@@ -200,6 +212,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             if result.matched_count:
                 return qty
 
+    @forgets(lambda levels, dry_run=False: () if dry_run else levels)
     def set_stock_many(self, levels, dry_run=False):
         """Make the available stock of each SKU of ``levels`` (``{sku: units >= 0}``) that
         many units: the imports' stock column and the stock feed.
@@ -244,6 +257,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
 
     # -- the carts' reservations (Cart.objects) ---------------------------
 
+    @forgets(lambda cart_id, sku, qty, moment: [sku])
     def reserve(self, cart_id, sku, qty, moment):
         """Take ``qty`` units of ``sku`` off ``qty`` for cart ``cart_id``: the "Inventory Management" use case ``add_item_to_cart``.
 
@@ -267,6 +281,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
         """True when ``sku``'s ``carted`` holds an entry with the values of ``entry`` (one read)."""
         return self.collection.find_one({"_id": sku, "carted": {"$elemMatch": entry}}, {"_id": 1}) is not None
 
+    @forgets(lambda cart_id, sku, delta, moment: [sku])
     def change_reservation(self, cart_id, sku, delta, moment):
         """Add ``delta`` units (negative: give back) to cart ``cart_id``'s reservation of ``sku``.
 
@@ -284,6 +299,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             ).matched_count,
             lambda: self._has_entry(sku, {"cart_id": cart_id, "timestamp": moment})))
 
+    @forgets(lambda cart_id, sku, qty: [sku])
     def release(self, cart_id, sku, qty):
         """Return the reservation of ``cart_id`` on ``sku`` to stock if it holds ``qty`` units; True if so.
 
@@ -292,6 +308,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             lambda: self.collection.update_one(*return_entry(cart_id, sku, qty)).modified_count,
             lambda: not self.holds(cart_id, sku)))
 
+    @forgets(lambda source, target, moves, attempts=3: [move[0] for move in moves])
     def move_reservations(self, source, target, moves, attempts=3):
         """Move reservations from cart ``source`` to cart ``target``; returns the set of SKUs moved.
 
@@ -355,6 +372,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
             {"carted.cart_id": cart_id}, {"$pull": {"carted": {"cart_id": cart_id}}}
         ).modified_count
 
+    @forgets(lambda units: units)
     def return_units(self, units):
         """Put sold units back on the shelf (a cancelled order): ``units`` is ``{sku: qty}``.
 

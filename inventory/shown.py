@@ -1,0 +1,73 @@
+"""Stock as the storefront's pages show it: each SKU's available units, kept a moment.
+
+A product page and a listing's cards say "In stock", "Only 3 left" or "Sold out" and
+offer a quantity up to the units available. Read from ``inventory`` on every request,
+that read was half of a warm product page (issue 41's profile). Here each SKU's
+available units are kept in Django's default cache for ``settings.STOCK_SHOWN_SECONDS``
+(2 by default; 0 reads the inventory every time), one entry per SKU, so a page asks the
+cache for its SKUs at once and reads only the missing ones (one ``$in``).
+
+Freshness: every stock write of ``Inventory.objects`` (a cart's reservation, its change
+or release, a restock, an adjustment, the stock feed, an expiry's or a cancellation's
+return) forgets its SKUs' entries as it writes (``forget``), so the process that made
+a change, and every process when the cache is shared (``CACHE_URL``), shows it on the
+next request; another process with its own memory cache shows it within
+``STOCK_SHOWN_SECONDS``. Only what pages show comes from here: an add to cart, a
+change of quantity and checkout decide on the inventory itself, with conditional
+writes, so a shown figure a moment old never sells a unit twice (the shopper is told
+"Only N left" by the write's refusal instead).
+"""
+
+import functools
+
+from django.conf import settings
+from django.core.cache import cache
+
+PREFIX = "stock-shown:"
+#: What a SKU without an inventory document is kept as (the cache cannot keep None apart
+#: from a miss).
+NO_RECORD = -1
+
+
+def _key(sku):
+    return PREFIX + str(sku)
+
+
+def shown_available(skus, read):
+    """``{sku: available units}`` of ``skus`` as pages show them: the kept entries, and
+    ``read(missing)`` (``{sku: units}`` of the SKUs that have a stock document: one read)
+    for the others, kept ``settings.STOCK_SHOWN_SECONDS``. A SKU without a stock document
+    is left out, as ``read`` leaves it out. With ``STOCK_SHOWN_SECONDS`` 0 it is ``read(skus)``.
+    """
+    skus = [str(s) for s in skus]
+    seconds = settings.STOCK_SHOWN_SECONDS
+    if not seconds or not skus:
+        return read(skus) if skus else {}
+    kept = cache.get_many([_key(s) for s in skus])
+    found = {s: kept[_key(s)] for s in skus if _key(s) in kept}
+    missing = [s for s in skus if s not in found]
+    if missing:
+        fresh = read(missing)
+        found.update(fresh)
+        cache.set_many({_key(s): fresh.get(s, NO_RECORD) for s in missing}, seconds)
+    return {s: units for s, units in found.items() if units != NO_RECORD}
+
+
+def forget(skus):
+    """Drop the kept entries of ``skus`` (after a write that changed their stock)."""
+    if settings.STOCK_SHOWN_SECONDS and skus:
+        cache.delete_many([_key(s) for s in skus])
+
+
+def forgets(skus_of):
+    """Decorator of a stock-writing manager method: after it runs (or fails), ``forget``
+    the SKUs ``skus_of(*args, **kwargs)`` names (the method's own arguments)."""
+    def wrap(method):
+        @functools.wraps(method)
+        def written(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                forget(list(skus_of(*args, **kwargs)))
+        return written
+    return wrap

@@ -9,6 +9,7 @@ the cart send signals and never import analytics.
 from django.utils.crypto import salted_hmac
 
 from .models import Event
+from core.money import apportion
 
 #: The salt of the guest shopper's id (an HMAC of the session key with SECRET_KEY).
 GUEST_SALT = "analytics.guest-shopper"
@@ -26,7 +27,6 @@ def record_completed_order(sender, cart_id, lines, customer="", session_key="", 
     """
     order = kwargs.get("order")
     if order is not None and lines:
-        from core.money import apportion
 
         shares = apportion(order.total, [int(line["qty"]) * int(line["price"]) for line in lines])
         lines = [{**line, "amount": share} for line, share in zip(lines, shares)]

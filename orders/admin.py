@@ -478,6 +478,7 @@ class PaymentAttemptAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # The ledger is the shop's record of money taken.
 from . import admin_returns  # noqa: E402,F401  (returns' admin: orders/admin_returns.py)
+from .invoices import render_pdf
 
 
 @admin.register(Invoice)
@@ -502,7 +503,6 @@ class InvoiceAdmin(admin.ModelAdmin):
 
     def pdf_view(self, request, object_id):
         """The document's PDF (``orders.invoices.render_pdf``); needs the view permission."""
-        from .invoices import render_pdf
 
         document = self.get_object(request, object_id)
         if document is None:

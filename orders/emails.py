@@ -8,6 +8,7 @@ alternative) with ``emails/<name>_subject.txt``. The backend is Django's
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
+from core.afterresponse import after_response
 
 
 def send_templated(name, to, context, attachments=()):
@@ -30,7 +31,6 @@ def send_order_confirmation(sender=None, order=None, **kwargs):
     """E-mail the order confirmation to ``order.email`` (an ``order_placed`` receiver), with the
     order's invoice as a PDF: after the response (``core.afterresponse``; at once outside a
     request), so that issuing and rendering the invoice never delays checkout's answer."""
-    from core.afterresponse import after_response
 
     after_response(_confirm_with_invoice, order)
 

@@ -37,6 +37,9 @@ from core import clock
 from core.money import share_of_units
 
 from .models import Invoice, Order
+from . import pricing
+from core.afterresponse import after_response
+from .emails import send_credit_note
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +113,6 @@ def credit_note_document(order, request, moment=None):
     "Refund", its tax the order's share of tax in that amount (``amount × tax / total``,
     rounded down; none with the reverse charge), and nothing of it is shipping.
     """
-    from . import pricing
 
     entry, index = _refund_entry(order, request)
     if entry is None or entry.status != "succeeded":
@@ -244,13 +246,11 @@ def invoice_attachments(order):
 def credit_note_after_refund(sender=None, number="", request="", **kwargs):
     """``order_refunded``'s receiver: after the response, issue the refund's credit note and
     e-mail it to the shopper (``emails.send_credit_note``)."""
-    from core.afterresponse import after_response
 
     after_response(_credit_and_mail, number, request)
 
 
 def _credit_and_mail(number, request):
-    from .emails import send_credit_note
 
     order = Order.objects.get_by_number(number)
     if order is None:

@@ -44,6 +44,7 @@ from .checkout import complete_attempt, order_id
 from .managers.ledger import CHARGED, COMPLETED, DECLINED, REFUNDED, UNFINISHED, VOID
 from .models import Order, PaymentAttempt
 from .payments import Intent, get_provider
+from .invoices import issue_missing
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +171,6 @@ def start_background(interval):
                 report = reconcile()
                 if any(report.values()):
                     logger.warning("reconcile_payments (background): %s", report)
-                from .invoices import issue_missing
 
                 issue_missing()  # the invoices and credit notes a crash left out (logged)
             except Exception:  # the database or the provider may be down: next time

@@ -37,6 +37,8 @@ from .emails import send_templated
 from .exceptions import OrderError
 from .managers.returns import INTERRUPTED_AFTER, returnable_units
 from .models import Order, ReturnRequest, TimelineEntry
+from . import pricing
+from .refunds import refund_lines, restock_refund
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +178,6 @@ def receive(return_id, by, note=""):
 def amount_of(request):
     """The cents a refund of ``request`` (a ``ReturnRequest``) would give back now: what was paid
     for its units after those refunded before (``pricing.refund_of_units``)."""
-    from . import pricing
 
     order = Order.objects.get_by_number(request.order_number)
     return sum(pricing.refund_of_units(order.lines[line.line], line.qty, order.lines[line.line].refunded_units or 0)
@@ -190,7 +191,6 @@ def refund(return_id, by, provider=None):
     once, one refunds and the other gets ``OrderError``. A refusal (Stripe, or more than is
     left) puts the return back to received with the reason as its event and raises
     ``OrderError``. Returns the ``ReturnRequest`` (refunded, ``amount`` in cents)."""
-    from .refunds import refund_lines
 
     request = _move(return_id, ReturnRequest.RECEIVED, ReturnRequest.REFUNDING, by)
     units = {line.line: line.qty for line in request.lines}
@@ -235,7 +235,6 @@ def recover(older_than=None):
     (``refunds.restock_refund``), and every return left in "refunding" longer than
     ``older_than`` (a timedelta, default 5 minutes) whose refund went through is marked
     refunded (units released, shopper told). Returns ``{'restocked', 'returns'}`` counts."""
-    from .refunds import restock_refund
 
     report = {"restocked": 0, "returns": 0}
     for number, request in Order.objects.restocks_due():

@@ -29,6 +29,8 @@ from .models import Order
 from .payments import PaymentError, get_provider
 from .stripejs import stripe_page
 from .reconcile import checkout_outcome
+from .invoices import render_pdf
+from .models import Invoice
 
 logger = logging.getLogger(__name__)
 
@@ -281,9 +283,6 @@ def invoice_pdf(request, number, document):
     account, or staff; a 404 for anyone else, an unknown document, or one of another order.
     Rendered at each download from the stored snapshot (``orders.invoices.render_pdf``)."""
     from django.http import HttpResponse
-
-    from .invoices import render_pdf
-    from .models import Invoice
 
     placed = Order.objects.get_by_number(number)
     if placed is None:

@@ -3,6 +3,7 @@ from ``orders.returns_views.section``. A form posted back with errors (``return_
 page's context) is shown instead of a fresh one."""
 
 from django import template
+from orders.returns_views import section
 
 register = template.Library()
 
@@ -10,7 +11,6 @@ register = template.Library()
 @register.inclusion_tag("orders/_returns_section.html", takes_context=True)
 def return_section(context):
     """The returns of ``context["order"]`` and, when some units may be returned now, the form."""
-    from orders.returns_views import section
 
     data = section(context["order"], context.get("return_form"))
     data["csrf_token"] = context.get("csrf_token")

@@ -18,6 +18,7 @@ SOURCES = [*ROOT.glob("*.md"), *ROOT.glob("docs/**/*.md"), *(p for top in TOP fo
 # Named but made elsewhere, with the reason.
 NOT_IN_THE_CHECKOUT = {
     "api/v1/": "a URL prefix (shop/urls.py), not a folder",
+    "addresses/add/": "a URL of the account (accounts/urls.py), not a folder",
     "bench/results/": "the benchmarks' output, made when they run (.gitignore)",
     "bench/results/oscar/": "django-oscar's checkout for the side-by-side benchmark, made when it runs",
     "static/ninja/": "django-ninja's own static files (its package), served under that name",

@@ -20,6 +20,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from orders.reconcile import reconcile
 from core.commandlog import log_change
+from orders.returns import recover
+from orders.invoices import issue_missing
 
 
 class Command(BaseCommand):
@@ -41,11 +43,9 @@ class Command(BaseCommand):
             "Payments reconciled: {finished} order(s) finished, {refunded} charge(s) refunded, "
             "{voided} attempt(s) voided, {unlocked} cart(s) unlocked.".format(**report),
         )
-        from orders.returns import recover
 
         finished = recover()
         log_change(self, "Refunds finished: {restocked} restock(s) done, {returns} return(s) settled.".format(**finished))
-        from orders.invoices import issue_missing
 
         issued = issue_missing(older_than=options["older_than"])
         log_change(self, "Invoices issued: {invoices}; credit notes issued: {credit_notes}.".format(**issued))

@@ -287,7 +287,7 @@ def test_checkout_sends_order_placed_once():
         order_completed.disconnect(receiver)
     assert len(received) == 1
     assert received[0]["cart_id"] == cart.id and received[0]["order"].cart_id == cart.id
-    assert received[0]["lines"] == [{"sku": "A", "qty": 2, "price": DETAILS["price"]}]
+    assert received[0]["lines"] == [{"sku": "A", "qty": 2, "price": DETAILS["price"], "discount": 0}]
     assert received[0]["customer"] == "ada@example.com"
     assert received[0]["completed_at"].tzinfo is not None
 

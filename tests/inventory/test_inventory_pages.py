@@ -175,7 +175,7 @@ def test_declined_card_shows_why_and_keeps_the_cart(client, shop):
     ("stripe_token", "4242424242424242"),  # never a card number: only a Stripe token is taken
     ("stripe_token", "tok_$gt"),
     ("email", "not-an-email"),
-    ("name", ""),
+    ("ship-name", ""),  # the one name: the shipping address's full name
 ])
 def test_checkout_form_errors_change_nothing(client, shop, field, value):
     add(client, qty=2)

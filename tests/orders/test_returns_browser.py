@@ -88,12 +88,14 @@ def test_a_shopper_returns_a_unit_and_staff_settle_it_in_the_admin(browser, live
         _as(browser, shopper)
         text = _order_page(browser, base, order)
         assert browser.find_element("css selector", "section.returns .return-status").text == status
-        seen.append(mail.outbox[-1].subject.rsplit(" ", 1)[-1])
+        # The return's e-mails (the refund's credit note comes in one of its own, after the response).
+        steps = [m for m in mail.outbox if ", return " in m.subject]
+        seen.append(steps[-1].subject.rsplit(" ", 1)[-1])
         if status == "refunded":
             assert f"${expected / 100:.2f} refunded" in text
-            assert f"${expected / 100:.2f}" in mail.outbox[-1].body
+            assert f"${expected / 100:.2f}" in steps[-1].body
     assert seen == ["approved", "received", "refunded"]
-    assert len(mail.outbox) == 4
+    assert len([m for m in mail.outbox if ", return " in m.subject]) == 4
     # The order: partly returned, the unit back in stock once, the return's events on its history.
     history = browser.find_element("css selector", "ul.history").text
     assert "Return approved" in history and "Return refunded" in history

@@ -27,7 +27,10 @@ def test_uses_discount_and_revenue_of_a_campaign(admin_client):
     refund_order(three.number, 100, "dent", by="kim", request="r1")
     with count_operations() as ops:
         report = campaign_report("spring")
-    assert ops.total == 2, ops
+    # Its codes, then their orders. (Counts see every thread: a Stripe webhook of the place()
+    # calls above, answered meanwhile by the local Stripe's thread, is not the report's.)
+    assert [op for op in ops.operations if not op[0].startswith("payment_")] == [
+        ("vouchers", "find"), ("orders", "find")], ops
     assert (report.codes, report.codes_used, report.uses, report.pending) == (4, 2, 3, 0)
     assert report.discount == 1500 and report.discount == one.discount + two.discount + three.discount
     assert report.revenue == one.total + two.total + three.total and report.refunded == 100

@@ -14,23 +14,11 @@ from core import clock
 from orders import fulfilment, pricing, returns
 from orders.exceptions import OrderError
 from orders.models import Order, ReturnRequest
+from tests.orders.test_line_refunds import DAY, order  # noqa: F401  (the shipped order with a discount share)
 from tests.orders.test_orders import cart_with, place
 from tests.support.inventory import assert_invariant, inventory, stock
 from tests.support.payments import refunded_amounts
 
-DAY = datetime.date(2026, 11, 28)
-
-
-@pytest.fixture
-def order():
-    """A shipped order of 3 x "A" and 1 x "B" whose line A carries a 100-cent discount share."""
-    stock("A", 5)
-    stock("B", 5)
-    placed = place(cart_with(("A", 3), ("B", 1)).id)
-    Order.objects.collection.update_one({"number": placed.number},
-                                        {"$set": {"lines.0.discount": 100}, "$inc": {"total": -100}})
-    fulfilment.ship(placed.number, {0: 3, 1: 1}, "ups", "1Z", DAY)
-    return Order.objects.get_by_number(placed.number)
 
 
 def shopper(order):

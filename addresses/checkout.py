@@ -1,5 +1,7 @@
 """The address book at checkout: the signed-in shopper's saved addresses, and the address
-form filled from one of them (the default for shipping, or the one clicked: ``?address=<id>``).
+forms filled from them: the shipping address (the default for shipping, or the one clicked:
+``?address=<id>``) and the billing address (``?billing=<id>``, else the default for billing
+when it is another address than the one shipped to, else "same as shipping").
 
 One read (``SavedAddress.objects.for_user``) and only when the page is drawn, never for a
 guest, and never on a POST that places the order: the posted address is the order's
@@ -37,9 +39,10 @@ class AddressBook:
             raise Http404("No such address.")
         return found
 
-    def default(self):
-        """The user's default shipping address (else their first), or None."""
-        return SavedAddress.objects.default_of(self.addresses, "default_shipping")
+    def default(self, kind="default_shipping"):
+        """The user's default address for ``kind`` ("default_shipping" or "default_billing";
+        else their first), or None."""
+        return SavedAddress.objects.default_of(self.addresses, kind)
 
 
 def form_data(saved, prefix="ship"):
@@ -62,3 +65,23 @@ def address_for_page(request, book):
     else:
         saved = book.default()
     return (form_data(saved), saved) if saved is not None else (None, None)
+
+
+def billing_for_page(request, book, shipping=None):
+    """``(data, saved, same)`` for the checkout page's billing form on a GET: the address
+    clicked for billing (``?billing=<id>``, 404 when not the shopper's), else the shopper's
+    default billing address when it differs from ``shipping`` (the ``SavedAddress`` the
+    shipping form was filled from, or None), as ``BillingAddressForm`` data, that
+    ``SavedAddress`` and ``same`` False; ``(None, None, True)`` otherwise ("same as shipping",
+    always for a guest). No query beyond the book's one read."""
+    pk = request.GET.get("billing")
+    if pk and book.user_id:
+        saved = book.chosen(pk)
+    elif pk:
+        raise Http404("No such address.")
+    else:
+        saved = book.default("default_billing") if book else None
+        if saved is not None and (saved.default_billing is False or (
+                shipping is not None and saved.as_address() == shipping.as_address())):
+            saved = None  # no billing default of its own, or the address shipped to: "same"
+    return (form_data(saved, "bill"), saved, False) if saved is not None else (None, None, True)

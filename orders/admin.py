@@ -146,7 +146,7 @@ class OrderAdmin(admin.ModelAdmin):
     list_per_page = 50
     actions = ["ship", "deliver", "cancel_and_refund", "export_csv"]
     fields = ["number", "status", "placed_at", "name", "email", "account", "order_lines", "figures",
-              "shipping_address", "payment_details", "shipment_list", "refund_history", "status_history",
+              "shipping_address", "billing", "payment_details", "shipment_list", "refund_history", "status_history",
               "order_timeline", "cart_id", "invoice_documents"]
     readonly_fields = fields
 
@@ -392,6 +392,15 @@ class OrderAdmin(admin.ModelAdmin):
             return "None."
         # mark_safe of a constant separator (bandit B308 reviewed).
         return format_html_join(mark_safe("<br>"), "{}", ((part,) for part in order.address.lines()))  # nosec
+
+    @admin.display(description="Billing address")
+    def billing(self, order):
+        """The billing address as validated at checkout, in its country's lines; "Same as
+        shipping." when it is the shipping address (or was not asked)."""
+        if not order.billed_elsewhere:
+            return "Same as shipping."
+        # mark_safe of a constant separator (bandit B308 reviewed).
+        return format_html_join(mark_safe("<br>"), "{}", ((part,) for part in order.billing_address.lines()))  # nosec
 
     @admin.display(description="Payment")
     def payment_details(self, order):

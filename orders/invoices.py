@@ -58,9 +58,13 @@ def _seller():
 
 
 def _buyer(order):
+    """The buyer as the invoice names them: the billing address's name and lines (the
+    shipping address's where the order has no billing address of its own), the e-mail and
+    the VAT number as checked."""
+    billed = order.bill_to
     return {
-        "buyer_name": order.name, "buyer_email": order.email,
-        "buyer_address": order.address.lines() if order.address is not None else [],
+        "buyer_name": (billed.name if billed is not None and billed.name else order.name), "buyer_email": order.email,
+        "buyer_address": billed.lines() if billed is not None else [],
         "buyer_vat_number": order.vat_number or "",
     }
 

@@ -4,7 +4,8 @@ One document per order in ``orders``::
 
     {_id, number, status, placed_at, cart_id, user_id, name, email,
      lines: [{sku, title, qty, price, weight, discount, tax, tax_rate, shipped}],
-     address: {name, line1, line2, city, postcode, country},
+     address: {name, line1, line2, city, postcode, country, region},
+     billing_address: {same fields} | null,               # null: billed to ``address``
      subtotal, shipping, tax, total,                       # cents
      payment: {reference, brand, last4},                   # never the card number
      history: [{status, at, note}],
@@ -301,6 +302,9 @@ class Order(models.Model):
     email = models.EmailField()
     lines = EmbeddedModelArrayField(OrderLine, default=list)
     address = EmbeddedModelField(Address, null=True, blank=True)
+    # The billing address as validated at checkout (a snapshot, as ``address``): the invoice's
+    # buyer. None on orders placed without one (before it was asked): ``address`` stands for it.
+    billing_address = EmbeddedModelField(Address, null=True, blank=True)
     subtotal = models.PositiveIntegerField(help_text="cents")
     discount = models.PositiveIntegerField(default=0, help_text="cents off the lines (lines.discount summed)")
     discounts = EmbeddedModelArrayField(AppliedDiscount, default=list, blank=True)
@@ -333,6 +337,20 @@ class Order(models.Model):
     open_returns = ArrayField(models.CharField(max_length=24), default=list, blank=True)
     # The order's invoice (orders.invoices), "" (or absent) until it is issued.
     invoice_number = models.CharField(max_length=20, blank=True, default="")
+
+    @property
+    def bill_to(self):
+        """The billing address (an ``Address``): ``billing_address``, else the shipping
+        ``address`` (None when the order has neither)."""
+        return self.billing_address or self.address
+
+    @property
+    def billed_elsewhere(self):
+        """True when the billing address is not the shipping address (the order page and the
+        admin then show both)."""
+        if self.billing_address is None or self.address is None:
+            return self.billing_address is not None
+        return self.billing_address.lines() != self.address.lines()
 
     @property
     def tax_percent(self):

@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 
-from addresses.checkout import AddressBook, address_for_page
+from addresses.checkout import AddressBook, address_for_page, billing_for_page
 from catalog.models import Product
 from inventory.exceptions import CartInactive, InventoryError
 from inventory.models import Cart
@@ -24,7 +24,7 @@ from promotions import session as promotion_codes
 from . import repricing
 from .checkout import finish_payment, place_order
 from .exceptions import CheckoutRefused, CodeRefused, GiftCardRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
-from .forms import AddressForm, CheckoutForm, PriceConfirmationForm, ShippingMethodForm
+from .forms import AddressForm, BillingAddressForm, CheckoutForm, PriceConfirmationForm, ShippingMethodForm, billing_same
 from .models import Order
 from .payments import PaymentError, get_provider
 from .stripejs import stripe_page
@@ -116,6 +116,14 @@ def checkout(request):
     book = AddressBook(request)  # a signed-in shopper's saved addresses: one read, when drawn
     saved_data, chosen = address_for_page(request, book) if request.method == "GET" else (None, None)
     address_form = AddressForm(request.POST or saved_data)
+    # The billing address: "same as shipping" (checked by default), or its own fields, filled on
+    # a GET from the address clicked for billing or the account's own billing default.
+    if request.method == "POST":
+        same, billing_saved = billing_same(request.POST), None
+        billing_form = BillingAddressForm(None if same else request.POST)
+    else:
+        billing_data, billing_saved, same = billing_for_page(request, book, chosen)
+        billing_form = BillingAddressForm(billing_data)
     # Priced for the address posted (tax by destination) when it is valid, else with no address.
     shown = repricing.quote(current, _pricing_context(request, address_form))
     changes, figures = shown.changes, shown.totals
@@ -130,11 +138,13 @@ def checkout(request):
         # Tax and shipping depend on the address: the page showed another total; show this one.
         messages.warning(request, f"With tax and shipping for this address the total is {display(figures.total)}: "
                                   "check it and pay again.")
-    elif request.method == "POST" and form.is_valid() and address_form.is_valid():
+    elif request.method == "POST" and form.is_valid() and address_form.is_valid() and (
+            same or billing_form.is_valid()):
         try:
             order = place_order(
                 current.id, provider, form.cleaned_data["stripe_token"], name=address_form.address()["name"],
                 email=form.cleaned_data["email"], address=address_form.address(),
+                billing_address=address_form.address() if same else billing_form.address(),
                 user_id=_user_id(request), session_key=request.session.session_key or "",
                 confirmed_total=PriceConfirmationForm(request.POST).confirmed(),
                 vat_number=address_form.buyer_vat_number(),
@@ -184,6 +194,7 @@ def checkout(request):
         "cart": current, "form": form, "address_form": address_form, "totals": figures,
         "price_changes": changes, "priced_for": _destination(address_form, figures),
         "address_book": book, "chosen_address": chosen, "summary_lines": _summary_lines(current),
+        "billing_form": billing_form, "billing_same": same, "chosen_billing": billing_saved,
     })
 
 

@@ -2,8 +2,8 @@
 
 On the default set-up (no ``MONGODB_URI``) the process serving the shop
 (runserver, or each gunicorn worker through ``shop.wsgi``) prepares the
-database when it starts: it applies the migrations, loads the demo catalog
-and the Chinook sales (rolled up for the dashboard) into an empty database,
+database when it starts: it applies the migrations, loads the demo catalog,
+the default shipping zones and the Chinook sales (rolled up for the dashboard) into an empty database,
 once, and creates a staff superuser from ``SHOP_ADMIN_USERNAME`` /
 ``SHOP_ADMIN_PASSWORD`` (in DEBUG without them, ``admin`` / ``admin``,
 announced on the console); when that user exists, ``SHOP_ADMIN_PASSWORD``
@@ -49,6 +49,8 @@ def prepare_local_database():
             call_command("load_catalog", verbosity=0)
             # The home page's hero and collections, the content pages and the footer menu.
             call_command("load_content", verbosity=0)
+            # The default shipping zones: domestic (SHOP_COUNTRY), the EU, the rest of world.
+            call_command("load_shipping_zones", verbosity=0)
             # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
             call_command("load_sales", verbosity=0)
             call_command("rollup_stats", lag=0, verbosity=0)

@@ -10,7 +10,10 @@ does not depend on the machine, unlike a timing)::
 Every command pymongo sends is seen through its command monitoring
 (``CommandCounter`` is registered on the client by the backend), on the
 local server and on any MongoDB alike. Counting covers every thread of the
-process while the block is open.
+process while the block is open, or only the thread that opened it
+(``count_operations(this_thread=True)``: a test's own request through Django's
+test client, not a webhook another thread answers meanwhile). pymongo calls its
+listeners in the thread that sends the command, so the thread is known.
 """
 
 import threading
@@ -42,7 +45,8 @@ class OperationCount:
     ``update_many`` costs grows with it, not with its one round trip.
     """
 
-    def __init__(self):
+    def __init__(self, thread=None):
+        self.thread = thread  # a thread's ident: count only its round trips; None: every thread's
         self.operations = []
         self.statements = []  # per operation: the writes it carries (a bulk write's count), else 1
         self.commands = []  # per operation: the command document sent, or None
@@ -70,12 +74,13 @@ class OperationCount:
 
 
 @contextmanager
-def count_operations():
-    """Count the database round trips made inside the block.
+def count_operations(this_thread=False):
+    """Count the database round trips made inside the block: by every thread of the process,
+    or with ``this_thread`` only by the thread opening the block.
 
     Yields an ``OperationCount`` that fills while the block runs.
     """
-    count = OperationCount()
+    count = OperationCount(threading.get_ident() if this_thread else None)
     with _lock:
         _active.append(count)
     try:
@@ -90,8 +95,11 @@ def record(collection, operation, statements=1, command=None):
     writes, and the command document sent, or None) in every open count."""
     if not _active:
         return
+    thread = threading.get_ident()
     with _lock:
         for count in _active:
+            if count.thread is not None and count.thread != thread:
+                continue
             count.operations.append((collection, operation))
             count.statements.append(statements)
             count.commands.append(command)
@@ -101,8 +109,11 @@ def record_modified(collection, documents):
     """Record that an update on ``collection`` (name) changed ``documents`` (int) in every open count."""
     if not _active:
         return
+    thread = threading.get_ident()
     with _lock:
         for count in _active:
+            if count.thread is not None and count.thread != thread:
+                continue
             count.modified[collection] = count.modified.get(collection, 0) + documents
 
 

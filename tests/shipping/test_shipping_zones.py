@@ -328,3 +328,22 @@ def test_bad_zones_and_methods_are_form_errors_and_nothing_is_saved(admin_client
     assert response.status_code == 200
     assert message in response.content.decode()
     assert ShippingZone.objects.count() == before and ShippingMethod.objects.count() == 1  # the seeded one
+
+
+def test_the_confirmation_email_names_the_method_and_its_delivery_estimate():
+    from django.core import mail
+
+    from orders.emails import send_templated
+
+    france = zone("France", ["FR"], methods=[{"name": "Colissimo", "pricing": "value", "bands": ["*:650"],
+                                             "days_min": 2, "days_max": 4}])
+    order = place_order(cart_of().id, StripeProvider(), card_token(), "Ada", "ada@example.com", address=PARIS)
+    # Renamed after the order: the e-mail names the method as snapshotted on the order.
+    france.methods.update(name="Colissimo Plus", days_max=9)
+
+    sent = mail.outbox[-1]
+    assert "Shipping: $6.50 (Colissimo, France: delivery in 2-4 working days)" in sent.body
+    html = sent.alternatives[0][0]
+    assert "Shipping (Colissimo, France: delivery in 2–4 working days)" in html
+    send_templated("order_confirmation", ["ada@example.com"], {"order": Order.objects.get(pk=order.pk)})
+    assert "(Colissimo, France: delivery in 2-4 working days)" in mail.outbox[-1].body

@@ -72,6 +72,11 @@ def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local):
     settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD = "boss", "s3cret-pass"
     assert prepare_local_database() is True
     assert Product.objects.count() == 347
+    from shipping.models import ShippingZone
+
+    # The default shipping zones (shipping/defaults.py): the shop's country, the EU, the rest of world.
+    assert sorted(ShippingZone.objects.values_list("name", flat=True)) == [
+        "European Union", "Rest of world", "United Kingdom"]
     boss = get_user_model().objects.get(username="boss")
     assert boss.is_staff and boss.is_superuser and boss.check_password("s3cret-pass")
     # A second start loads nothing twice and keeps the user.

@@ -17,6 +17,7 @@ from pymongo.errors import DuplicateKeyError
 from catalog.models import Product
 from inventory.exceptions import CartInactive
 from inventory.models import Cart, Inventory
+from promotions.giftcards import is_gift_card
 from core import clock
 
 from . import claims, pricing, repricing
@@ -93,7 +94,7 @@ def _refuse_unconfirmed(cart_id, key, cart, changes, total):
 
 
 def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number="", codes=(), gift_cards=(),
-                  shipping_method="", billing_address=None):
+                  shipping_method="", billing_address=None, gift_recipients=None):
     """The order as checkout priced it, kept on the payment attempt: ``(order dict, total cents)``.
 
     ``cart`` as ``_reread_prices`` gives it (current prices), ``facts``
@@ -105,6 +106,8 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
     cheapest offered); a destination nothing ships to raises ``ShippingUnavailable``.
     ``billing_address`` the billing address as validated (a dict of ``Address``'s fields; None:
     not asked, the shipping address stands for it), stored as given: the order's snapshot.
+    ``gift_recipients`` ``{sku: {"email", "message"}}``: who gets the gift cards of a line
+    (kept for the lines that are gift cards, ``gift_recipients`` on the order).
     """
     lines = [{"sku": line["sku"], "title": line["details"]["title"], "qty": line["qty"],
               "price": line["details"]["price"]} for line in cart["items"]]
@@ -120,6 +123,10 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
         "lines": [line.as_order_line() for line in figures.lines],
         "address": dict(address) if address else None,
         "billing_address": dict(billing_address) if billing_address else None,
+        "gift_recipients": [{"sku": line.sku, "email": str(gift_recipients[line.sku]["email"]),
+                             "message": str(gift_recipients[line.sku].get("message") or "")}
+                            for line in figures.lines
+                            if gift_recipients and line.sku in gift_recipients and is_gift_card(line.product_type)],
         "subtotal": figures.subtotal, "discount": figures.discount, "discounts": figures.discounts,
         "shipping": figures.shipping, "shipping_tax": figures.shipping_tax, "tax": figures.tax,
         "total": figures.total, "card": {"brand": "", "last4": ""},  # set from the provider (set_intent)
@@ -135,7 +142,7 @@ def _priced_order(cart, name, email, address, user_id, session_key, facts, vat_n
 
 def place_order(cart_id, provider, token, name, email, address=None, user_id="", session_key="",
                 confirmed_total=None, vat_number="", codes=(), gift_cards=(), shipping_method="",
-                billing_address=None):
+                billing_address=None, gift_recipients=None):
     """Check out cart ``cart_id`` paying with the Stripe.js ``token``; returns the ``Order``
     (status ``paid``), or raises ``PaymentActionRequired`` (3-D Secure to finish in the page).
 
@@ -149,7 +156,9 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     shopper chose ("" for the cheapest offered; a destination nothing ships to raises
     ``ShippingUnavailable`` before anything is claimed or charged); ``billing_address`` the
     billing address (a dict of ``Address``'s fields, validated as the shipping one; None: the
-    shipping address is the billing address, the invoice's). The "Inventory Management" use case ``checkout``, with a
+    shipping address is the billing address, the invoice's); ``gift_recipients`` ``{sku:
+    {"email", "message"}}`` the recipients named for the cart's gift cards (validated by the
+    cart page's form; ``orders.gift_cards_sold`` e-mails them). The "Inventory Management" use case ``checkout``, with a
     payment ledger so that no crash keeps money without an order (docs/payments.md):
 
     1. ``lock_cart``: active -> pending for a new attempt key, and the lines
@@ -192,7 +201,7 @@ def place_order(cart_id, provider, token, name, email, address=None, user_id="",
     try:
         cart, changes, facts = _reread_prices(cart)
         order, total = _priced_order(cart, name, email, address, user_id, session_key, facts, vat_number,
-                                     codes, gift_cards, shipping_method, billing_address)
+                                     codes, gift_cards, shipping_method, billing_address, gift_recipients)
         if changes or (confirmed_total is not None and total != confirmed_total):
             _refuse_unconfirmed(cart_id, key, cart, changes, total)
         claims.refuse_missing(codes, order["claims"])
@@ -343,6 +352,7 @@ def complete_attempt(key, cart_id, order, charge_id, note=""):
             ("reverse_charge", False), ("vat_number", ""))},
         "shipping_method": order.get("shipping_method"),  # the method as applied (None before zones)
         "billing_address": order.get("billing_address"),  # as validated at checkout (None: not asked)
+        "gift_recipients": list(order.get("gift_recipients") or []),  # who gets the gift cards bought
         "payment": {"reference": charge_id, "brand": card.get("brand", ""), "last4": card.get("last4", "")},
         "history": history, "restocked": False, "refunds": [], "refunded": 0,
     }

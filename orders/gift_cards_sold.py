@@ -8,8 +8,10 @@ receiver: for each unit of each such line it inserts one ``GiftCard`` whose
 the conditional write: a signal delivered twice (or two processes placing the
 same order) inserts each card once, the second insert failing on the ``_id``
 index, and only the process whose insert went in e-mails that card's code. The
-code is drawn at random (16 characters, ``ALPHABET``) and sent to the buyer's
-e-mail. All amounts are integer cents.
+code is drawn at random (16 characters, ``ALPHABET``) and sent to the recipient the
+buyer named for the line on the cart page (``Order.gift_recipients``: the e-mail and a
+message), the buyer then getting a notice without the code; with no recipient, to the
+buyer. All amounts are integer cents.
 """
 
 import datetime
@@ -49,7 +51,8 @@ def new_code():
 
 def issue_gift_cards(sender=None, order=None, **kwargs):
     """Issue the gift cards ``order`` (an ``Order``, just paid) bought and e-mail each new one's
-    code to ``order.email``. Returns the cards issued now (``[GiftCard]``; [] when the order has
+    code to its line's recipient (``order.gift_recipients``, with the buyer's message; the
+    buyer gets a notice) or else to ``order.email``. Returns the cards issued now (``[GiftCard]``; [] when the order has
     none or they were issued already). One read of the lines' product types (only when the
     order has lines), one insert per card; a card whose insert finds its ``_id`` taken was
     issued before and is neither issued nor e-mailed again. A signal sent without an order
@@ -60,20 +63,25 @@ def issue_gift_cards(sender=None, order=None, **kwargs):
     facts = Product.objects.checkout_facts({line.sku for line in lines}) if lines else {}
     issued = []
     expires = clock.now() + datetime.timedelta(days=settings.SHOP_GIFT_CARD_DAYS)
+    recipients = {entry.sku: entry for entry in getattr(order, "gift_recipients", None) or ()}
     for index, line in enumerate(lines):
         fact = facts.get(line.sku)
         if fact is None or not is_gift_card(fact.product_type):
             continue
+        recipient = recipients.get(line.sku)
         for unit in range(int(line.qty)):
-            card = _insert(card_id(order.pk, index, unit), int(line.price), expires, order.number, order.email)
+            card = _insert(card_id(order.pk, index, unit), int(line.price), expires, order.number,
+                           recipient.email if recipient else order.email)
             if card is not None:
-                issued.append(card)
-    for card in issued:
+                issued.append((card, recipient))
+    for card, recipient in issued:
         try:
-            send_gift_card(card, order)
+            send_gift_card(card, order, recipient.message if recipient else "")
+            if recipient is not None:
+                send_gift_card_notice(card, order)
         except Exception:  # the card stands; staff see it (and its order) in the admin
             logger.exception("Gift card %s of order %s issued but not e-mailed.", card.pk, order.number)
-    return issued
+    return [card for card, _ in issued]
 
 
 def _insert(pk, amount, expires, number, email):
@@ -95,6 +103,16 @@ def _insert(pk, amount, expires, number, email):
     raise RuntimeError(f"No free gift card code after 5 draws (order {number}).")
 
 
-def send_gift_card(card, order):
-    """E-mail ``card``'s code, amount and expiry to ``card.sent_to`` (the buyer of ``order``)."""
-    return send_templated("gift_card", [card.sent_to], {"card": card, "order": order})
+def send_gift_card(card, order, message=""):
+    """E-mail ``card``'s code, amount and expiry to ``card.sent_to`` (the recipient named for
+    it, else the buyer of ``order``), with the buyer's ``message`` (plain text, "" for none)."""
+    gift = card.sent_to.lower() != (order.email or "").lower()
+    return send_templated("gift_card", [card.sent_to], {"card": card, "order": order, "message": message,
+                                                        "gift": gift})
+
+
+def send_gift_card_notice(card, order):
+    """E-mail the buyer of ``order`` that ``card`` (its amount, the code's last 4 characters,
+    never the code) went to ``card.sent_to``."""
+    return send_templated("gift_card_sent", [order.email], {"card": card, "order": order,
+                                                            "last4": card.code[-4:]})

@@ -117,6 +117,15 @@ class GiftCardPayment(EmbeddedModel):
     amount = models.PositiveIntegerField(help_text="cents")
 
 
+class GiftRecipient(EmbeddedModel):
+    """Who gets the gift cards bought on the line ``sku`` (a snapshot of the cart page's form):
+    ``email`` the recipient's, ``message`` the buyer's words printed in their e-mail."""
+
+    sku = models.CharField("SKU", max_length=64)
+    email = models.EmailField()
+    message = models.CharField(max_length=300, blank=True, default="")
+
+
 class ShippingChoice(EmbeddedModel):
     """The shipping method as applied to an order (a snapshot: editing or deleting the zone or
     the method later changes nothing): its ``code`` (the method's id then), ``name``,
@@ -323,6 +332,8 @@ class Order(models.Model):
     # Paid by gift cards (promotions): ``gift_card`` cents of ``total``; the card was charged the rest.
     gift_card = models.PositiveIntegerField(default=0, help_text="cents of the total paid by gift cards")
     gift_cards = EmbeddedModelArrayField(GiftCardPayment, default=list, blank=True)
+    # The recipients named for the gift cards bought (orders.gift_cards_sold e-mails them the codes).
+    gift_recipients = EmbeddedModelArrayField(GiftRecipient, default=list, blank=True)
     history = EmbeddedModelArrayField(StatusChange, default=list)
     restocked = models.BooleanField(default=False, help_text="a cancellation's units are back in stock")
     refunds = EmbeddedModelArrayField(RefundRecord, default=list, blank=True)

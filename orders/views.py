@@ -151,6 +151,7 @@ def checkout(request):
                 codes=promotion_codes.codes(request),
                 gift_cards=promotion_codes.gift_cards(request),
                 shipping_method=(figures.shipping_method or {}).get("code", ""),
+                gift_recipients=promotion_codes.gift_recipients(request),
             )
         except PaymentActionRequired as action:
             return _authenticate(request, provider, action)

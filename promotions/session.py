@@ -43,6 +43,7 @@ def forget_codes(request):
     """Drop every code (an order was placed with them)."""
     request.session.pop(CODES, None)
     request.session.pop(GIFT_CARDS, None)
+    request.session.pop(GIFT_RECIPIENTS, None)
 
 
 GIFT_CARDS = "gift_cards"
@@ -62,6 +63,27 @@ def add_gift_card(request, code):
 def remove_gift_card(request, code):
     """Drop gift card ``code`` from the session."""
     request.session[GIFT_CARDS] = [c for c in request.session.get(GIFT_CARDS, []) if c != code]
+
+
+#: The recipients of the gift cards in the cart: ``{sku: {"email", "message"}}`` (the cart
+#: page's form, ``views.set_gift_recipient``); checkout copies them onto the order.
+GIFT_RECIPIENTS = "gift_recipients"
+
+
+def gift_recipients(request):
+    """The session's gift card recipients: ``{sku: {"email": str, "message": str}}`` (a copy)."""
+    return {sku: dict(entry) for sku, entry in (request.session.get(GIFT_RECIPIENTS) or {}).items()}
+
+
+def set_gift_recipient(request, sku, email, message=""):
+    """Send the gift cards of line ``sku`` to ``email`` (validated) with ``message``; an empty
+    ``email`` sends them to the buyer again (the entry dropped)."""
+    kept = gift_recipients(request)
+    if email:
+        kept[str(sku)] = {"email": email, "message": message or ""}
+    else:
+        kept.pop(str(sku), None)
+    request.session[GIFT_RECIPIENTS] = kept
 
 
 def context(request, email=""):

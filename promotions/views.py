@@ -8,7 +8,8 @@ from django.views.decorators.http import require_POST
 from inventory.session import session_cart
 
 from . import session
-from .forms import CodeForm
+from .forms import CodeForm, GiftRecipientForm
+from .giftcards import is_gift_card
 from .models import GiftCard, Voucher, normalize
 from .pricing import cart_priced
 from .rules import NOT_COMBINABLE, USED_UP, Refusal, check, usable
@@ -90,4 +91,35 @@ def remove_gift_card(request):
     form = CodeForm(request.POST)
     if form.is_valid():
         session.remove_gift_card(request, normalize(form.cleaned_data["code"]))
+    return redirect("inventory:cart")
+
+
+@require_POST
+def set_gift_recipient(request):
+    """``POST /cart/gift-recipient/`` (``sku``, ``email``, ``message``): e-mail the gift cards of
+    the cart's line ``sku`` to ``email`` after payment, with ``message`` (the buyer gets a
+    notice); a blank ``email`` sends them to the buyer. Kept in the session until the order
+    (``session.set_gift_recipient``). A line that is no gift card, or a bad e-mail, is a
+    message on the cart page, nothing kept. Reads: the cart and its SKUs' facts."""
+    form = GiftRecipientForm(request.POST)
+    cart = session_cart(request)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            label = form.fields[field].label or field if field in form.fields else ""
+            messages.error(request, f"{label}: {' '.join(errors)}" if label else " ".join(errors))
+        return redirect("inventory:cart")
+    sku = form.cleaned_data["sku"]
+    line = None
+    if cart is not None and cart.items:
+        line = next((entry for entry in cart_priced(cart, session.context(request)).lines
+                     if entry.sku == sku and is_gift_card(entry.product_type)), None)
+    if line is None:
+        messages.error(request, "That line of your cart is not a gift card.")
+        return redirect("inventory:cart")
+    email = form.cleaned_data["email"]
+    session.set_gift_recipient(request, sku, email, form.cleaned_data["message"])
+    if email:
+        messages.success(request, f"The gift card will be e-mailed to {email} once paid; you get a notice.")
+    else:
+        messages.info(request, "The gift card will be e-mailed to you once paid.")
     return redirect("inventory:cart")

@@ -3,6 +3,7 @@
 from django import template
 
 from .. import labels, session
+from ..giftcards import is_gift_card
 from ..pricing import cart_priced
 
 register = template.Library()
@@ -12,7 +13,8 @@ register = template.Library()
 def cart_discounts(context, cart):
     """The applied codes of the session (``promotions.session``) priced on ``cart``: the
     discounts as applied (automatic offers and codes), the codes that no longer apply, the total
-    after them, and the live offers covering a line that none of them took off yet. Two reads (``cart_priced``: the SKUs' facts, the live offers), three with codes."""
+    after them, and the live offers covering a line that none of them took off yet, and the gift cards in the cart
+    with their recipients (``gift_lines``: ``[(PricedLine, {"email", "message"} or None)]``). Two reads (``cart_priced``: the SKUs' facts, the live offers), three with codes."""
     request = context["request"]
     typed = session.codes(request)
     priced = cart_priced(cart, session.context(request)) if cart is not None and cart.items else None
@@ -20,5 +22,9 @@ def cart_discounts(context, cart):
     # The live offers covering a line that took nothing off yet (e.g. a multibuy short of a set).
     offered = labels.labels_for_lines(priced.lines, labels.live(),
                                       {entry["name"] for entry in priced.discounts if not entry["code"]}) if priced else []
-    return {"offered": offered, "request": request, "csrf_token": context.get("csrf_token"), "priced": priced,
+    # The gift cards in the cart, each with its recipient (the form to name one).
+    recipients = session.gift_recipients(request)
+    gift_lines = [(line, recipients.get(line.sku)) for line in (priced.lines if priced else ())
+                  if is_gift_card(line.product_type)]
+    return {"offered": offered, "gift_lines": gift_lines, "request": request, "csrf_token": context.get("csrf_token"), "priced": priced,
             "codes": typed, "after": priced.subtotal - priced.discount if priced else None, "idle": [code for code in typed if code not in applied]}

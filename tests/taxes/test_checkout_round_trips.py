@@ -21,16 +21,19 @@ from tests.support.shopper import CARD, SKU, add
 LONDON = {"name": "Ada", "line1": "12 St James's Square", "line2": "", "city": "London", "postcode": "SW1Y 4JH",
           "country": "GB", "region": ""}
 
-#: A warm checkout paid by card, in order: the cart locked (update, then the locked cart read),
-#: its reservations, the one re-read of prices, weights and types, the destination's tax
-#: rates, the ledger's attempt (insert; the intent; charged), the order number, the order, the
-#: cart completed, the sold reservations pulled, the attempt completed. Nothing for shipping:
-#: the zones are cached (shipping.managers).
+#: A warm checkout paid by card, outside a request, in order: the cart locked (update, then the
+#: locked cart read), its reservations, the one re-read of prices, weights and types, the
+#: destination's tax rates, the types' tax classes (the catalog cache lives for a request:
+#: none in a serving process's warm request), the ledger's attempt (inserted; the intent set;
+#: charged, then read back), the order number, the order, the cart completed, the sold
+#: reservations pulled, the attempt completed and read back. Nothing for shipping: the zones
+#: are cached (shipping.managers).
 WARM_CHECKOUT = [
     ("carts", "update"), ("carts", "find"), ("inventory", "find"), ("products", "find"), ("tax_rates", "find"),
-    ("payment_attempts", "insert"), ("payment_attempts", "update"), ("payment_attempts", "update"),
-    ("counters", "update"), ("orders", "insert"), ("carts", "update"), ("inventory", "update"),
-    ("payment_attempts", "update"),
+    ("product_types", "find"), ("payment_attempts", "insert"), ("payment_attempts", "update"),
+    ("payment_attempts", "update"), ("payment_attempts", "find"), ("counters", "findAndModify"),
+    ("orders", "insert"), ("carts", "update"), ("inventory", "update"), ("payment_attempts", "update"),
+    ("payment_attempts", "find"),
 ]
 
 
@@ -117,7 +120,11 @@ def test_the_checkout_page_and_its_post_cost_the_same_configured_or_not(shop):
     configured()
     ShippingZone.objects.table()
     with_page, with_post = page_and_post()
-    assert with_page == bare_page and with_post == bare_post
+    def shown(ops):
+        return " ".join(f"{a}.{b}" for a, b in ops if a != "rate_limits")  # a new client's counter: insert, else update
+
+    assert shown(with_page) == shown(bare_page) and shown(with_post) == shown(bare_post), (
+        shown(bare_page), shown(with_page), shown(bare_post), shown(with_post))
     # The page priced for the address: its tax rates once, no shipping read (cached).
     assert [op for op in with_page if op[0] in ("tax_rates", "shipping_zones", "shipping_methods")] == [
         ("tax_rates", "find")]

@@ -40,7 +40,7 @@ from django.test import Client  # noqa: E402
 
 from core.mongo.counter import count_operations  # noqa: E402
 
-SKUS = ["CHK-0001", "CHK-0002", "CHK-0003"]
+SKUS = ["CHK-0001", "CHK-0002", "CHK-0004"]  # CHK-0003 sells only as its CD and LP variants
 ADDRESS = {"name": "Ada Lovelace", "line1": "12 St James's Square", "line2": "", "city": "London",
            "postcode": "SW1Y 4JH", "country": "GB", "region": ""}
 
@@ -139,6 +139,7 @@ def main():
     connection.ensure_connection()
     connection.connection.drop_database(os.environ["MONGODB_NAME"])
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # the production settings' manifest
     call_command("load_catalog", "--reset", verbosity=0)
     from inventory.models import Inventory
     from orders.payments import StripeProvider

@@ -8,7 +8,8 @@
 gunicorn with ``gunicorn.conf.py`` and the production settings (DEBUG off, a random
 secret key, WhiteNoise serving the compressed, hashed files ``collectstatic`` wrote), on
 plain http on 127.0.0.1 (no https redirect: browsers treat 127.0.0.1 as a secure origin,
-so ``Secure`` cookies still work), on a local database of its own in ``workdir/db``,
+so ``Secure`` cookies still work; Django serves the uploaded images in ``workdir/media``,
+which production leaves to the web server), on a local database of its own in ``workdir/db``,
 loaded with the Chinook demo at the first start (the catalog, the home page's content,
 the sales: a few minutes; a later run on the same ``workdir`` reuses it), and a local
 Stripe of its own in ``workdir/stripe`` (``SHOP_PAYMENTS_TEST_MODE=1``: a staging shop;
@@ -16,6 +17,7 @@ checkout loads the local Stripe's Stripe.js where production loads js.stripe.com
 servers and gunicorn are stopped on leaving the ``with``.
 """
 
+import json
 import os
 import re
 import signal
@@ -56,6 +58,9 @@ class DemoShop(LiveShop):
         super().__init__(workdir, workers=workers, demo=True, environ={
             "DJANGO_SECURE_COOKIES": "1",  # as in production (LiveShop turns them off)
             "SHOP_LOCAL_STRIPE_DIR": str(stripe_dir),
+            # Staff's uploads (the home page's hero image) in the workdir, served by Django:
+            # in production the web server in front serves /media/ (docs/production.md).
+            "DJANGO_MEDIA_ROOT": str(Path(workdir) / "media"), "SHOP_SERVE_MEDIA": "1",
         })
         self.environ["SHOP_SITE_URL"] = self.base
         self.stripe_dir = stripe_dir
@@ -68,10 +73,12 @@ class DemoShop(LiveShop):
     def stop(self):
         """Stop gunicorn, the local database server and this shop's local Stripe."""
         super().stop()
-        from orders.stripelocal import LocalStripe
-
-        pid = LocalStripe(self.stripe_dir).pid()
-        if pid:
+        try:  # LocalStripe.pid() looks for an argument "localstripe", which the launcher's lacks
+            pid = json.loads((self.stripe_dir / "server.json").read_text())["pid"]
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError, KeyError):
+            return
+        if b"localstripe_launch.py" in cmdline and str(self.stripe_dir).encode() in cmdline:
             os.kill(pid, signal.SIGTERM)
 
     def cart_cookie(self, skus):
@@ -79,7 +86,7 @@ class DemoShop(LiveShop):
         adds them (the product page's CSRF token, then ``POST /cart/add/``): its ``Cookie``
         header value (str, ``csrftoken=...; sessionid=...``). Raises ``RuntimeError`` when an
         add is refused."""
-        cookies = {}
+        cookies, location = {}, ["/"]
 
         def request(path, data=None):
             headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
@@ -95,6 +102,7 @@ class DemoShop(LiveShop):
             for header in answer.headers.get_all("Set-Cookie") or []:
                 name, _, rest = header.partition("=")
                 cookies[name.strip()] = rest.split(";", 1)[0]
+            location[:] = [urllib.parse.urlsplit(answer.headers.get("Location") or path).path]
             return answer.status, answer.read().decode(errors="replace")
 
         for sku in skus:
@@ -106,6 +114,7 @@ class DemoShop(LiveShop):
             status, _ = request("/cart/add/", {"csrfmiddlewaretoken": token.group(1), "sku": sku, "qty": 1})
             if status not in (302, 303):
                 raise RuntimeError(f"adding {sku} to the cart answered {status}")
+            request(location[0])  # the page after the add shows (and clears) its message
         return "; ".join(f"{k}={v}" for k, v in cookies.items())
 
 

@@ -59,8 +59,12 @@ def run_lighthouse(binary, chrome, url, preset, cookie, report_path):
         args.append("--preset=desktop")
     if cookie:
         args.append("--extra-headers=" + json.dumps({"Cookie": cookie}))
-    done = subprocess.run(args, env={**os.environ, "CHROME_PATH": chrome}, capture_output=True,
-                          text=True, timeout=600)
+    for _attempt in range(3):  # Lighthouse sometimes loses the trace (NO_NAVSTART): again
+        report_path.unlink(missing_ok=True)
+        done = subprocess.run(args, env={**os.environ, "CHROME_PATH": chrome}, capture_output=True,
+                              text=True, timeout=600)
+        if not done.returncode and report_path.exists():
+            break
     if done.returncode or not report_path.exists():
         raise RuntimeError(f"lighthouse failed on {url}: {(done.stderr or done.stdout)[-1500:]}")
     return json.loads(report_path.read_text())

@@ -66,9 +66,15 @@ class DemoShop(LiveShop):
         self.stripe_dir = stripe_dir
 
     def start(self, timeout=900):
-        """As ``LiveShop.start``; the first start on an empty ``workdir`` loads the demo (minutes)."""
+        """As ``LiveShop.start`` (the first start on an empty ``workdir`` loads the demo: minutes),
+        then 20 more units of each of ``CART_SKUS`` (``manage.py restock``)."""
         self.stripe_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return super().start(timeout=timeout)
+        super().start(timeout=timeout)
+        for sku in CART_SKUS:  # earlier runs' carts and orders hold units: enough for this one
+            restocked = self.manage("restock", sku, "20")
+            if restocked.returncode:
+                raise RuntimeError(f"restock {sku}: {restocked.stderr.strip()[-300:]}")
+        return self
 
     def stop(self):
         """Stop gunicorn, the local database server and this shop's local Stripe."""

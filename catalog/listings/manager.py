@@ -62,12 +62,14 @@ class ListingsMixin:
         return [category_match(list(category_ids), min_cents, max_cents)]
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
-                min_cents=None, max_cents=None, refined=None):
+                min_cents=None, max_cents=None, refined=None, variant_options=None):
         """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
         with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
         ``refined``: the page's filters narrowed by chosen facets (a list of ``$match``
         filters from ``catalog.listings.facets.facet_panel``), which replace those; then the count and
-        the page come from one aggregation (a ``ProductListing``).
+        the page come from one aggregation (a ``ProductListing``), whose cards show the variant
+        that matches ``variant_options`` (the variant attributes chosen, ``{code: values}``:
+        ``FacetPanel.variant_options``) rather than the product's cheapest.
 
         Returns a sequence for ``django.core.paginator.Paginator``; ``page`` and
         ``per_page`` tell it which page will be asked for. A category page
@@ -85,7 +87,7 @@ class ListingsMixin:
         scope = listing_scope(category_ids)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
-                                  scope=scope)
+                                  scope=scope, variant_options=variant_options)
         match = category_match(category_ids, min_cents, max_cents)
         if len(category_ids) == 1 and min_cents is None and max_cents is None:
             category_id = category_ids[0]

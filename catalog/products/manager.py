@@ -23,7 +23,7 @@ from catalog.listings.ranking import what_matched
 from catalog.products.keywords import search_words
 from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 from catalog.tree.nodes import listed_in
-from catalog.products.variants import apply_to_document, line_title, options_label, sellable_skus
+from catalog.products.variants import apply_to_document, keep_images, line_title, options_label, sellable_skus
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.facet_manager import FacetsMixin
 from catalog.listings.manager import ListingsMixin
@@ -120,9 +120,11 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         """A Product from a document given its stock by ``with_availability``;
         ``product.available`` is the SKU's available units (int) or None when it has no
         stock record, and ``product.matched`` what a search matched
-        (``ranking.what_matched``)."""
+        (``ranking.what_matched``); ``product.shown_variant`` None (a listing narrowed by a
+        variant attribute sets the variant its card shows: ``catalog.listings.cards.CardList``)."""
         product = self.from_document(document, fields)
         product.available = document.get("available")
+        product.shown_variant = None
         if fields is None or "variants" in fields:
             for variant, stored in zip(product.variants or (), document.get("variants") or ()):
                 variant.available = stored.get("available")
@@ -152,17 +154,19 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
 
         return cached("cards-by-sku", tuple(skus), read, tuple(scope))
 
-    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None):
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None, variant_options=None):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
         (one aggregation, cached under ``scope``, the listing's), then read the stock of the
-        items (one read). Returns ``(total, cards)``."""
+        items (one read). Returns ``(total, cards)``; ``variant_options``: the variant
+        attributes chosen (``{code: values}``), whose matching variant each card shows
+        (``catalog.listings.cards.CardList``)."""
         def read():
             result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
         total, documents = cached("counted_cards", pipeline, read, scope,
                                   None if shown is None else lambda value: shown(value[1]))
-        return total, CardList(self.with_availability(documents), self.card_from_document)
+        return total, CardList(self.with_availability(documents), self.card_from_document, variant_options)
 
     def count_matching(self, match, scope=(PRODUCTS,)):
         """How many products match the filter ``match`` (one ``count_documents``, cached under
@@ -307,6 +311,7 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
                 document["image"] = current["image"]  # a cover staff uploaded stays
             if not document.get("images") and current.get("images"):
                 document["images"] = current["images"]  # and the images (catalog/media/gallery.py)
+            keep_images(document.get("variants"), current.get("variants"))  # and the variants' own
             if current == document:
                 report["unchanged"] += 1
             else:
@@ -448,18 +453,20 @@ class ProductManager(ListingsMixin, FacetsMixin, ProductImportsMixin, Subdocumen
         when it holds no word: for its facets (``catalog.listings.facets.facet_panel``)."""
         return search_stages(text)
 
-    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
+    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None, variant_options=None):
         """Products that have every word of ``text`` (a shopper's query) among their
         keywords, best match first (``sort="relevance"``) or by a key of ``SEARCH_SORTS``.
         ``refined``: the search's filters narrowed by chosen facets (``search_stages`` then
-        ``catalog.listings.facets.facet_panel``), which replace the words' own.
+        ``catalog.listings.facets.facet_panel``), which replace the words' own; its cards then
+        show the variant matching ``variant_options`` (``FacetPanel.variant_options``).
 
         Each product says what matched (``matched``). Returns a
         ``ProductListing`` (one round trip for count and page), or an empty
         ``ProductQuery`` (none) when ``text`` holds no word; KeyError for an
         unknown ``sort``. See ``search.search_listing``.
         """
-        return search_listing(self, text, page=page, per_page=per_page, sort=sort, refined=refined)
+        return search_listing(self, text, page=page, per_page=per_page, sort=sort, refined=refined,
+                              variant_options=variant_options)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.

@@ -23,6 +23,7 @@ NOT_IN_THE_CHECKOUT = {
     "addresses/add/": "a URL of the account (accounts/urls.py), not a folder",
     "bench/results/": "the benchmarks' output, made when they run (.gitignore)",
     "bench/results/oscar/": "django-oscar's checkout for the side-by-side benchmark, made when it runs",
+    "bench/results/lighthouse/": "bench/lighthouse.py's reports, made when it runs",
     "static/ninja/": "django-ninja's own static files (its package), served under that name",
 }
 

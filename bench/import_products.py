@@ -115,7 +115,7 @@ def main():
     call_command("migrate", verbosity=0)
     call_command("ensure_indexes", verbosity=0)
     print(f"Engine: {engine()}", flush=True)
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     Category.objects.delete_all()
     get_collection("inventory").delete_many({})
     rng = random.Random(7)

@@ -24,7 +24,13 @@ from catalog.products.variants import line_title, options_label
 from catalog.media.covers import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from catalog.listings.count_manager import ListingCountManager
 from catalog.listings.facet_count_manager import FacetCountManager
+from catalog.listings.facet_manager import FacetManager
+from catalog.listings.manager import ListingManager
+from catalog.listings.search_manager import SearchManager
+from catalog.products.export_manager import ProductExportManager
+from catalog.products.import_manager import ProductImportManager
 from catalog.products.manager import ProductManager
+from catalog.products.write_manager import ProductWriteManager
 from catalog.products.type_manager import ProductTypeManager
 from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
@@ -260,7 +266,7 @@ class Product(models.Model):
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     # The ids of ``categories`` and of all their ancestors, so that the products of a
     # category and its whole subtree are one equality, ``{listed_in: id}``;
-    # kept by save(), Product.objects.sync and Category.objects.move.
+    # kept by save(), Product.writes.sync and Category.objects.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
@@ -294,7 +300,15 @@ class Product(models.Model):
     cover_page_2x = ImageSpecField(source="image", processors=cover_processors(PAGE_SIZE * 2),
                                    format="JPEG", options={"quality": 80})
 
+    # One manager per job (docs/architecture.md, "Managers are raw pymongo"); ``objects``,
+    # declared first, is Django's default manager (the admin, forms, the ORM's reads).
     objects = ProductManager()
+    listings = ListingManager()
+    search = SearchManager()
+    facets = FacetManager()
+    writes = ProductWriteManager()
+    imports = ProductImportManager()
+    exports = ProductExportManager()
     reports = CatalogReportManager()
 
     class Meta:
@@ -314,7 +328,7 @@ class Product(models.Model):
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
-        before = Product.objects.stored_facts(self.pk) if self.pk else None
+        before = Product.writes.stored_facts(self.pk) if self.pk else None
         with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
             super().save(*args, **kwargs)
 

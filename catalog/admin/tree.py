@@ -83,7 +83,7 @@ def product_counts(categories, category_lists):
     """``(own, subtree)``: two ``{category_id: number of products}`` dicts.
 
     ``categories`` are ``TreeNode``s (their ``ancestor_ids``); ``category_lists`` is
-    ``Product.objects.count_by_category_list()``. ``own`` counts the products
+    ``Product.reports.count_by_category_list()``. ``own`` counts the products
     listed in the category itself, ``subtree`` those listed in it or any
     descendant, each product once (as the storefront's category page counts
     them). No database access.
@@ -121,7 +121,7 @@ class CategoryChangeList(ChangeList):
 
     def get_results(self, request):
         nodes = Category.objects.tree_nodes()
-        own, subtree = product_counts(nodes, Product.objects.count_by_category_list())
+        own, subtree = product_counts(nodes, Product.reports.count_by_category_list())
         parents = {c.parent_id for c in nodes}
         full_count = len(nodes)
         matches = nodes

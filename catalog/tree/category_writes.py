@@ -217,7 +217,7 @@ class CategoryWritesMixin:
         the ancestors of the category and every descendant and the positions
         of the new siblings in one ``bulk_write``: 4 round trips whatever the
         size of the subtree; then the products listed below it get their new
-        ``listed_in`` (``Product.objects.relist_under``: one read, and when
+        ``listed_in`` (``Product.writes.relist_under``: one read, and when
         there are any, one read of their categories and one ``bulk_write``, around which
         the categories above it, before and after, are marked and recounted:
         ``ListingCount.objects.changing``, one aggregation and 2 writes). A move before or after the category itself
@@ -284,7 +284,7 @@ class CategoryWritesMixin:
         above = {a["_id"] for a in node.get("ancestors", [])} | {a["_id"] for a in new_ancestors}
         try:
             self.collection.bulk_write(updates, ordered=False)
-            catalog_model("Product").objects.relist_under(node["_id"], above)
+            catalog_model("Product").writes.relist_under(node["_id"], above)
         finally:
             # The subtree's pages (ancestors, listings), those above it before and after (their
             # listings and children), the new parent's other children's order.

@@ -219,7 +219,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
 
         One read of the SKUs' documents; the SKUs without one get it in one unordered
         ``insert_many`` (``ensure_stock``'s form; the read is made 100 SKUs at a time: see
-        ``catalog.products.sku_writes.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
+        ``catalog.products.import_manager.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
         through ``set_stock`` (a compare-and-set on ``qty``, so a shopper's reservation
         made meanwhile is kept, ``stocked`` moves by the difference, and the invariant
         ``qty + carted + sold = stocked`` holds). With ``dry_run`` nothing is written.

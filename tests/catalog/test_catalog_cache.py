@@ -211,7 +211,7 @@ def test_every_catalog_write_bumps_a_version(shop):
     product.title = "Changed"
     product.save()
     changed()
-    Product.objects.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
+    Product.writes.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
                                   pricing=product.pricing)])
     changed()
     product.delete()

@@ -217,7 +217,7 @@ def test_a_price_feed_of_two_hundred_saves_leaves_an_unrelated_category_warm(sho
     rows = [Product(sku=f"FEED-{n:04d}", type="Audio Album", title=f"Feed {n}",
                     categories=[shop["Metal"].pk], pricing=Pricing.from_prices(1000, 900))
             for n in range(200)]
-    Product.objects.sync(rows)
+    Product.writes.sync(rows)
     reader = Client()
     warm(reader)
     for n, product in enumerate(Product.objects.filter(sku__startswith="FEED-")):
@@ -229,7 +229,7 @@ def test_a_price_feed_of_two_hundred_saves_leaves_an_unrelated_category_warm(sho
     # and as one feed through the loaders' sync
     for row in rows:
         row.pricing = Pricing.from_prices(1000, 777)
-    assert Product.objects.sync(rows)["updated"] == 200
+    assert Product.writes.sync(rows)["updated"] == 200
     assert is_warm(reader, "/c/video/")
     assert "$7.77" in reader.get("/c/metal/?sort=price").content.decode()
 
@@ -276,7 +276,7 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
         *category_scope([doom, jazz]), TREE}
     assert bumped(lambda: Inventory.objects.set_stock("SKU-A", 3)) == set()
     epoch = CatalogVersion.objects.current()
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     assert CatalogVersion.objects.current() != epoch  # a reset cools everything
     assert EPOCH == "catalog"
 

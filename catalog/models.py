@@ -34,6 +34,7 @@ from catalog.products.write_manager import ProductWriteManager
 from catalog.products.type_manager import ProductTypeManager
 from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
+from catalog.tree.category_writes import CategoryWriteManager
 from catalog.products.report_manager import CatalogReportManager
 from catalog.store.writes import prepare_product, product_facts, products_changing
 from catalog.products.attributes import clean_details
@@ -64,7 +65,7 @@ class Category(models.Model):
     last, each as ``{_id, slug, name}``, so that breadcrumbs come from one
     read and the descendants of a node are ``{'ancestors._id': node}``.
     ``position`` orders siblings (the storefront and the admin list them by
-    it). Change the tree through ``Category.objects`` (create, rename, move,
+    it). Change the tree through ``Category.writes`` (create, rename, move,
     delete), which keeps every ``ancestors`` array and position right.
     """
 
@@ -76,11 +77,14 @@ class Category(models.Model):
     ancestors = EmbeddedModelArrayField(Ancestor, default=list, blank=True)
     # The ID of the category in an imported taxonomy file (import_taxonomy).
     taxonomy_id = models.IntegerField(null=True, blank=True)
-    # Its place among its siblings (0 first); set by Category.objects when it
+    # Its place among its siblings (0 first); set by Category.writes when it
     # adds or moves a node. Ties (concurrent adds) fall back to the name.
     position = models.IntegerField(default=0, editable=False)
 
+    # ``objects``, declared first, is the default manager (reads, the ORM); changes to the tree
+    # are ``writes`` (docs/architecture.md).
     objects = CategoryManager()
+    writes = CategoryWriteManager()
 
     class Meta:
         db_table = "categories"
@@ -266,7 +270,7 @@ class Product(models.Model):
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     # The ids of ``categories`` and of all their ancestors, so that the products of a
     # category and its whole subtree are one equality, ``{listed_in: id}``;
-    # kept by save(), Product.writes.sync and Category.objects.move.
+    # kept by save(), Product.writes.sync and Category.writes.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)

@@ -12,7 +12,7 @@ ancestors arrays:
   (one aggregation).
 * ``move_view``: ``POST <changelist>/move/`` with ``node``, ``target`` and
   ``where`` (``inside``, ``before``, ``after``), what the tree's script
-  sends when a row is dropped. It moves through ``Category.objects.move``
+  sends when a row is dropped. It moves through ``Category.writes.move``
   (cycle-safe), needs the change permission, is CSRF-protected by the admin
   site, and is recorded in the admin's history (LogEntry). Answers JSON:
   200 ``{"message"}``; 400 ``{"error"}`` for an unknown category, a bad
@@ -166,7 +166,7 @@ def move_view(model_admin, request):
         return JsonResponse({"error": f"Nothing was moved: {reasons}"}, status=400)
     node, target, where = form.cleaned_data["node"], form.cleaned_data["target"], form.cleaned_data["where"]
     try:
-        Category.objects.move(node, target, where)
+        Category.writes.move(node, target, where)
     except (CatalogError, Category.DoesNotExist) as error:
         return JsonResponse({"error": f"Nothing was moved: {error}"}, status=400)
     placed = {"inside": "into", "before": "before", "after": "after"}[where]

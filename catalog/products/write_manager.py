@@ -79,7 +79,7 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
 
     def relist_under(self, category_id, relisted=()):
         """Recompute ``listed_in`` of every product listed in ``category_id`` or below it, after
-        a move of that category (``CategoryManager.move``): one read of those products'
+        a move of that category (``CategoryWriteManager.move``): one read of those products'
         category lists; when there are any, one read of the categories' (new) ancestors
         and one ``bulk_write`` of one ``update_many`` per distinct list, around which the
         categories ``relisted`` (those above it, before and after the move) are marked and

@@ -35,7 +35,7 @@ The write paths, each through here:
   (``catalog/receivers.py``);
 - ``Category.objects`` create, create_many, rename, move, delete, delete_all:
   ``categories_changed`` / ``catalog_reset``; ``Product.writes.relist_under``
-  (a move's relisting) runs inside ``Category.objects.move``;
+  (a move's relisting) runs inside ``Category.writes.move``;
 - ORM saves and deletes of a category (not the admin's, which uses the
   manager): ``category_saved`` from the receivers.
 
@@ -310,7 +310,7 @@ def categories_changed(changed=(), renamed=(), depths=(), relisted=()):
 
 def category_saved(category):
     """After an ORM save or delete of ``category`` (a path the shop's own code does not take:
-    the admin goes through ``Category.objects``): bumps it, its parent, every category below it
+    the admin goes through ``Category.writes``): bumps it, its parent, every category below it
     (one read) and the names below it."""
     below = [d["_id"] for d in catalog_model("Category").objects.collection.find(
         {"ancestors._id": category.pk}, {"_id": 1})]

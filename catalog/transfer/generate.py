@@ -13,7 +13,7 @@ in 1,000) and its number. Every ``VARIANT_EVERY``-th album is sold as CD and vin
 (``GEN-000007-CD``, ``GEN-000007-LP``: ``chinook.format_variants``). Each SKU sold gets
 ``stock`` units.
 
-Everything is written through the managers (``Category.objects.create_many``,
+Everything is written through the managers (``Category.writes.create_many``,
 ``Product.writes.sync``, ``Inventory.objects.ensure_stock``), in batches,
 so every invariant and the catalog's version hold as after any other import.
 The same ``seed`` makes the same catalog. (A later ``--carts`` or
@@ -116,7 +116,7 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         raise ValueError("The numbers of products and units cannot be negative.")
     rng = random.Random(seed)
     nodes, leaves = category_nodes(categories)
-    Category.objects.create_many(nodes)
+    Category.writes.create_many(nodes)
     genre_of = {}
     for node in nodes:  # each leaf's genre: its top category's
         parent = node["parent"]

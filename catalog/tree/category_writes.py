@@ -1,4 +1,5 @@
-"""The "Category Hierarchy" use case's changes to the category tree, as raw pymongo: add, rename, move, delete.
+"""``Category.writes`` (``CategoryWriteManager``): the "Category Hierarchy" use case's changes to
+the category tree, as raw pymongo: add, rename, move, delete.
 
 Each change ends with one more write, the bump of the versions of what it
 changed (``writes.categories_changed``, ``catalog/store/writes.py``):
@@ -9,15 +10,17 @@ trips each docstring counts leave that write out.
 
 Every write keeps each category's ``ancestors`` (root first, parent last,
 as ``{_id, slug, name}``) and its ``position`` among its siblings right.
-Mixed into ``CategoryManager`` (``catalog/tree/category_manager.py``), which
-holds the reads; the tree helpers that need no database are in
+The reads are ``Category.objects`` (``catalog/tree/category_manager.py``); the tree helpers that need no database are in
 ``catalog/tree/nodes.py``.
 """
 
 import re
 
+from django.db import models
 from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
+
+from core.mongo.collections import MongoCollectionMixin
 
 from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from catalog.store.ids import as_object_id
@@ -38,12 +41,8 @@ def _required_name(name):
     return name
 
 
-class CategoryWritesMixin:
-    """The "Category Hierarchy" use case's writes on the ``categories`` collection, for ``CategoryManager``.
-
-    Needs ``collection``, ``get_collection`` and ``from_document`` (from
-    ``MongoCollectionMixin``) and ``self.model`` (``Category``).
-    """
+class CategoryWriteManager(MongoCollectionMixin, models.Manager):
+    """``Category.writes``: the "Category Hierarchy" use case's writes on the ``categories`` collection."""
 
     def _free_slugs_and_position(self, name, slug, parent_id):
         """``(slugs, position)`` for a new category under ``parent_id`` (None: the top), in one read.

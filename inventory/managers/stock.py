@@ -29,16 +29,15 @@ from core.mongo.writes import write_once
 
 from ..exceptions import StockError
 from ..shown import forgets, shown_available
-from .cleanup import ReservationCleanup
 from .rules import return_entry
-from .returns import ReservationReturns
 
 
-class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
+class InventoryManager(MongoCollectionMixin, models.Manager):
     """Stock of each SKU: the "Inventory Management" use case's ``inventory`` collection (see the module docstring).
 
-    ``cleanup`` (``cleanup_inventory``) comes from ``cleanup.ReservationCleanup``, the expiry's
-    ``return_reservations`` from ``returns.ReservationReturns``.
+    ``cleanup`` (``cleanup_inventory``) is ``Inventory.cleanup``
+    (``cleanup.ReservationCleanupManager``), the expiry's ``return_reservations``
+    ``Inventory.returns`` (``returns.ReservationReturnManager``).
     """
 
     # -- reads ---------------------------------------------------------

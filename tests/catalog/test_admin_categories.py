@@ -1,6 +1,6 @@
 """The category tree in the admin: changelist, add, rename, slug change, move, delete, refusals.
 
-Every save goes through ``Category.objects``; after each kind of save the
+Every save goes through ``Category.writes``; after each kind of save the
 ancestors of every category still follow the parent links (``wrong_ancestors``).
 """
 

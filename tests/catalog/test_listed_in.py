@@ -1,6 +1,6 @@
 """``Product.listed_in``: a product's categories and all their ancestors, so that a category
 page's products are one equality. Kept by the ORM's save, ``Product.writes.sync``
-and ``Category.objects.move``; filled in for stored products by migration 0008."""
+and ``Category.writes.move``; filled in for stored products by migration 0008."""
 
 from django.test import Client
 
@@ -36,7 +36,7 @@ def test_a_move_relists_the_products_below_and_keeps_their_other_categories(make
     make_product("Metal and Jazz", categories=[tree["Metal"].pk, tree["Jazz"].pk], sku="MJ")
     make_product("Jazz only", categories=[tree["Jazz"].pk], sku="J")
     with count_operations() as ops:
-        Category.objects.move(tree["Rock"], tree["Video"])
+        Category.writes.move(tree["Rock"], tree["Video"])
     # 3 reads and the tree's write as before; the products' category lists, their
     # categories' ancestors, one bulk write between the mark of the categories above
     # (before and after) and their recount (a read and a write); the version's bump.

@@ -76,8 +76,8 @@ def test_the_category_page_reads_with_the_read_preference(client, spy, make_tree
 def test_writes_and_the_reads_they_depend_on_use_the_primary(spy, make_tree):
     tree = make_tree({"Music": {}})
     spy.clear()
-    rock = Category.objects.create_category("Rock", parent=tree["Music"])
-    Category.objects.rename(rock, "Rock & Roll")
-    Category.objects.move(rock, None)
+    rock = Category.writes.create_category("Rock", parent=tree["Music"])
+    Category.writes.rename(rock, "Rock & Roll")
+    Category.writes.move(rock, None)
     Product.writes.sync([])
     assert spy == []

@@ -110,7 +110,7 @@ def fill_carts(carts, skus, qty=1):
 
 def expire_beside_shoppers(skus, shoppers, runs, timeout=60):
     """Start ``shoppers`` threads, each filling a fresh cart with 2 of every SKU of ``skus`` (add 2,
-    change to 1, add 1), and ``runs`` threads calling ``Cart.objects.expire(timeout)``, all at
+    change to 1, add 1), and ``runs`` threads calling ``Cart.expiry.expire(timeout)``, all at
     once. Returns ``(errors, reports)``: what any thread raised, and each run's report."""
     errors, reports = [], []
     barrier = threading.Barrier(shoppers + runs)
@@ -129,7 +129,7 @@ def expire_beside_shoppers(skus, shoppers, runs, timeout=60):
     def expire():
         try:
             barrier.wait()
-            reports.append(Cart.objects.expire(timeout))
+            reports.append(Cart.expiry.expire(timeout))
         except BaseException as error:  # noqa: BLE001 - reported to the caller
             errors.append(error)
 

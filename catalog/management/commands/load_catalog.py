@@ -47,7 +47,7 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read the Chinook database {options['file']}: {error}") from None
         if options["reset"]:
             products = Product.writes.delete_all()
-            categories = Category.objects.delete_all()
+            categories = Category.writes.delete_all()
             log_change(self, f"Reset: deleted {categories} categories and {products} products.")
 
         category_ids, created = self.ensure_categories()
@@ -83,7 +83,7 @@ class Command(BaseCommand):
             category = existing.get(slug)
             if category is None:
                 parent = ids[parent_name] if parent_name else None
-                category = Category.objects.create_category(name, parent=parent, slug=slug)
+                category = Category.writes.create_category(name, parent=parent, slug=slug)
                 created += 1
             ids[name] = category.pk
         return ids, created

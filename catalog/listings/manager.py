@@ -4,10 +4,8 @@ sorts (by genre, artist, actor; the deals), the home page's newest, and the card
 searches (``Product.search``) and hand-picked rows (``content``) read. The queries are built in
 ``catalog/listings/query.py``.
 
-A page of a category's products in a sort is kept in two layers so that an edit re-reads
-what it changes and not the sort.
-
-A page of a category's listing is cached twice (``catalog/store/cache.py``):
+A page of a category's listing is cached twice (``catalog/store/cache.py``), so that an
+edit re-reads what it changes and not the sort:
 
 - its *order*, the ids and prices of the page's products, which is what
   costs: the local server reads and sorts every product of the category

@@ -77,7 +77,7 @@ def test_a_run_crashed_at_any_step_is_finished_by_the_next(monkeypatch, step):
     carts = fill(4)
     age_carts(120)
     if step == "before its carts are written":
-        crash_on_first(monkeypatch, Cart.objects, "_mark")
+        crash_on_first(monkeypatch, Cart.expiry, "_mark")
     elif step == "while the undated carts are dated":
         # Carts from before created_at was kept; the idle ones are expired before the dating.
         Cart.objects.collection.update_many({}, {"$unset": {"created_at": ""}})
@@ -112,7 +112,7 @@ def test_a_crashed_run_with_a_shorter_timeout_is_finished_by_a_run_with_a_longer
         stock(sku, 10)
     carts = fill(2)
     age_carts(120)
-    crash_on_first(monkeypatch, Cart.objects, "_mark")
+    crash_on_first(monkeypatch, Cart.expiry, "_mark")
     with pytest.raises(Crash):
         Cart.expiry.expire(60)
     monkeypatch.undo()
@@ -169,7 +169,7 @@ def test_a_run_adopted_while_it_is_still_going_returns_nothing_twice(monkeypatch
         second["report"] = Cart.expiry.expire(60)
 
     if pause == "before its carts are written":
-        real = Cart.objects._mark
+        real = Cart.expiry._mark
         calls = []
 
         def mark(run):
@@ -178,7 +178,7 @@ def test_a_run_adopted_while_it_is_still_going_returns_nothing_twice(monkeypatch
                 run_two()
             return real(run)
 
-        monkeypatch.setattr(Cart.objects, "_mark", mark)
+        monkeypatch.setattr(Cart.expiry, "_mark", mark)
     else:
         hook_inventory(monkeypatch, "find", run_two)  # run 1's read of the SKUs
     first = Cart.expiry.expire(60)

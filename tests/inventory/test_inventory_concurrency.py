@@ -201,7 +201,7 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
     add(cart.id, "A", 2)
     age_carts(120)
     taken = len(charges())
-    real_finish = Cart.objects._finish_expiring
+    real_finish = Cart.expiry._finish_expiring
     outcome = {}
 
     def finish_after_a_checkout(extra):
@@ -212,7 +212,7 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
             outcome["error"] = error
         return real_finish(extra)
 
-    monkeypatch.setattr(Cart.objects, "_finish_expiring", finish_after_a_checkout)
+    monkeypatch.setattr(Cart.expiry, "_finish_expiring", finish_after_a_checkout)
     Cart.expiry.expire(60)
     assert isinstance(outcome.get("error"), CartInactive)
     assert len(charges()) == taken

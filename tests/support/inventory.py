@@ -79,9 +79,10 @@ class Hooked:
 
 
 def hook_inventory(monkeypatch, method, hook):
-    """Make the next ``method`` call on the inventory collection (through ``Inventory.objects``,
-    which the cart manager asks to reserve, change and release) run ``hook`` first; returns the proxy."""
-    from inventory.managers import InventoryManager
+    """Make the next ``method`` call on the inventory collection (through any of its managers:
+    ``Inventory.objects``, which the cart manager asks to reserve, change and release,
+    ``Inventory.returns`` and ``Inventory.cleanup``) run ``hook`` first; returns the proxy."""
+    from inventory.managers import InventoryManager, ReservationCleanupManager, ReservationReturnManager
 
     real = InventoryManager.collection
     proxy = {}
@@ -93,7 +94,8 @@ def hook_inventory(monkeypatch, method, hook):
             return proxy["p"]
         return proxy["p"] if not proxy["p"].fired else collection
 
-    monkeypatch.setattr(InventoryManager, "collection", property(patched))
+    for manager_class in (InventoryManager, ReservationCleanupManager, ReservationReturnManager):
+        monkeypatch.setattr(manager_class, "collection", property(patched))
     return proxy
 
 

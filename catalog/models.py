@@ -169,11 +169,15 @@ class Variant(EmbeddedModel):
     """One SKU a product sells (``catalog/products/variants.py``): its ``sku`` (unique across products
     and variants), ``options`` (``{<variant attribute code>: value}``, e.g. ``{"format":
     "Vinyl"}``, checked by ``catalog.products.attributes.clean_variant_options``) and ``pricing``
-    (cents). Its stock is the inventory document whose ``_id`` is its SKU."""
+    (cents), and optionally its own ``image``: the path of a picture in the default storage
+    (under ``products/``, uploaded in the admin's variant row) that the product page shows
+    as its cover while the variant is chosen ("" for none: the product's cover). Its stock
+    is the inventory document whose ``_id`` is its SKU."""
 
     sku = models.CharField("SKU", max_length=64)
     options = models.JSONField(default=dict, blank=True)
     pricing = EmbeddedModelField(Pricing)
+    image = models.CharField(max_length=255, blank=True, default="")
 
     @property
     def label(self):

@@ -198,6 +198,8 @@ CATALOG_CACHE = "default"
 # How long a cached catalog read lives, in seconds (a catalog write makes it unreachable
 # at once: this only bounds how long entries of old versions take space).
 CATALOG_CACHE_SECONDS = env.int("CATALOG_CACHE_SECONDS", default=3600)
+# A catalog write changing more scopes than this bumps the epoch alone (catalog/store/versions.py).
+CATALOG_VERSIONS_BUMP_LIMIT = env.int("CATALOG_VERSIONS_BUMP_LIMIT", default=1000)
 # The currency of every price, which the catalog keeps in integer cents, and of every
 # PaymentIntent (Stripe takes it lower case: orders/payments.py).
 SHOP_CURRENCY = "USD"

@@ -197,7 +197,9 @@ class FacetPanel:
     a tuple, so it keys a cached fragment: only known values are in it) and ``key``: what
     the checkboxes show besides catalog data (the listing's filters, the choice, the
     in-stock count), the key of their ``catalog_fragment``, whose scope is ``scope`` (the
-    listing's, ``catalog.store.cache.listing_scope``)."""
+    listing's, ``catalog.store.cache.listing_scope``); ``variant_options`` the chosen values
+    of variant attributes (``{code: tuple of values}``, ``variants.options.<code>``), whose
+    matching variant the listing's cards show (``catalog.listings.cards.matching_variant``)."""
 
     groups: list
     bands: list
@@ -207,6 +209,7 @@ class FacetPanel:
     params: tuple = ()
     key: tuple = ()
     scope: tuple = ()
+    variant_options: dict = field(default_factory=dict)
 
 
 def _values(pairs, chosen):
@@ -255,5 +258,7 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
         in_stock={"count": in_stock, "chosen": choice.in_stock}, chosen=bool(choice),
         hidden=[(name, params[name]) for name in keep if params.get(name)],
         params=params_chosen, key=(repr(stages), params_chosen, in_stock), scope=tuple(scope),
+        variant_options={f["code"]: choice.values[f["code"]] for f in fields
+                         if f["code"] in choice.values and f["field"].startswith("variants.")},
     )
     return panel, refine(stages, filters, fields)

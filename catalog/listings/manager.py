@@ -100,9 +100,11 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         """A Product from a document given its stock by ``with_availability``;
         ``product.available`` is the SKU's available units (int) or None when it has no
         stock record, and ``product.matched`` what a search matched
-        (``ranking.what_matched``)."""
+        (``ranking.what_matched``); ``product.shown_variant`` None (a listing narrowed by a
+        variant attribute sets the variant its card shows: ``catalog.listings.cards.CardList``)."""
         product = self.from_document(document, fields)
         product.available = document.get("available")
+        product.shown_variant = None
         if fields is None or "variants" in fields:
             for variant, stored in zip(product.variants or (), document.get("variants") or ()):
                 variant.available = stored.get("available")
@@ -132,17 +134,19 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         return cached("cards-by-sku", tuple(skus), read, tuple(scope))
 
-    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None):
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None, variant_options=None):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
         (one aggregation, cached under ``scope``, the listing's), then read the stock of the
-        items (one read). Returns ``(total, cards)``."""
+        items (one read). Returns ``(total, cards)``; ``variant_options``: the variant
+        attributes chosen (``{code: values}``), whose matching variant each card shows
+        (``catalog.listings.cards.CardList``)."""
         def read():
             result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
         total, documents = cached("counted_cards", pipeline, read, scope,
                                   None if shown is None else lambda value: shown(value[1]))
-        return total, CardList(self.with_availability(documents), self.card_from_document)
+        return total, CardList(self.with_availability(documents), self.card_from_document, variant_options)
 
     def count_matching(self, match, scope=(PRODUCTS,)):
         """How many products match the filter ``match`` (one ``count_documents``, cached under
@@ -161,12 +165,14 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         return [category_match(list(category_ids), min_cents, max_cents)]
 
     def listing(self, category_ids, sort=DEFAULT_SORT, page=1, per_page=24,
-                min_cents=None, max_cents=None, refined=None):
+                min_cents=None, max_cents=None, refined=None, variant_options=None):
         """The products listed in any of ``category_ids``, sorted by ``sort`` (a key of ``SORTS``),
         with a retail price within ``[min_cents, max_cents]`` (either bound None: no bound).
         ``refined``: the page's filters narrowed by chosen facets (a list of ``$match``
         filters from ``catalog.listings.facets.facet_panel``), which replace those; then the count and
-        the page come from one aggregation (a ``ProductListing``).
+        the page come from one aggregation (a ``ProductListing``), whose cards show the variant
+        that matches ``variant_options`` (the variant attributes chosen, ``{code: values}``:
+        ``FacetPanel.variant_options``) rather than the product's cheapest.
 
         Returns a sequence for ``django.core.paginator.Paginator``; ``page`` and
         ``per_page`` tell it which page will be asked for. A category page
@@ -184,7 +190,7 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         scope = listing_scope(category_ids)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
-                                  scope=scope)
+                                  scope=scope, variant_options=variant_options)
         match = category_match(category_ids, min_cents, max_cents)
         if len(category_ids) == 1 and min_cents is None and max_cents is None:
             category_id = category_ids[0]

@@ -157,12 +157,15 @@ class ProductListing(ProductQuery):
     Paginator will ask for; ``count()`` reads it along. Another slice costs
     one more aggregation. Sorting happens after the match, in memory: right
     for a category page's few hundred products, while the Product Catalog queries that
-    an index sorts use a ``ProductQuery``.
+    an index sorts use a ``ProductQuery``. ``variant_options`` (``{code: values}``): the
+    variant attributes its facets chose, whose matching variant each card shows
+    (``catalog.listings.cards.matching_variant``).
     """
 
     def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None,
-                 scope=("products",), shown=None):
+                 scope=("products",), shown=None, variant_options=None):
         super().__init__(manager, match, sort, scope=scope, shown=shown)
+        self.variant_options = dict(variant_options or {})
         self.page_hint = page_hint
         self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
         self.projection = {**self.projection, **(extra_fields or {})}
@@ -186,7 +189,7 @@ class ProductListing(ProductQuery):
             *self.stages,
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
-        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown)
+        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown, self.variant_options)
         return cards
 
 

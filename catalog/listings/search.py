@@ -42,7 +42,8 @@ def search_stages(text):
     return [{"keywords": word} for word in words] if words else None
 
 
-def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
+def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None,
+                   variant_options=None):
     """The products (of ``manager``, ``Product.listings``) that have every word of ``text``
     among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
 
@@ -66,7 +67,9 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     ``matched`` ("track: Inject The Venom").
 
     ``refined`` (a list of filters: ``search_stages`` narrowed by chosen
-    facets, ``catalog.listings.facets.refine``) replaces the words' filters.
+    facets, ``catalog.listings.facets.refine``) replaces the words' filters;
+    ``variant_options`` (``{code: values}``, the variant attributes chosen) makes each card
+    show its matching variant (``catalog.listings.cards.matching_variant``).
     """
     words = search_words(text)
     if not words:
@@ -79,7 +82,7 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
                           page_hint=page_hint(page, per_page),
                           stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
-                          shown=shown_products if relevance else None)
+                          shown=shown_products if relevance else None, variant_options=variant_options)
 
 
 def suggest_query(prefix):

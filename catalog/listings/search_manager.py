@@ -28,11 +28,12 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         when it holds no word: for its facets (``catalog.listings.facets.facet_panel``)."""
         return search_stages(text)
 
-    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None):
+    def search(self, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None, variant_options=None):
         """Products that have every word of ``text`` (a shopper's query) among their
         keywords, best match first (``sort="relevance"``) or by a key of ``SEARCH_SORTS``.
         ``refined``: the search's filters narrowed by chosen facets (``search_stages`` then
-        ``catalog.listings.facets.facet_panel``), which replace the words' own.
+        ``catalog.listings.facets.facet_panel``), which replace the words' own; its cards then
+        show the variant matching ``variant_options`` (``FacetPanel.variant_options``).
 
         Each product says what matched (``matched``). Returns a
         ``ProductListing`` (one round trip for count and page), or an empty
@@ -40,7 +41,8 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         unknown ``sort``. See ``search.search_listing``; its count and page are read
         through ``Product.listings``.
         """
-        return search_listing(self.model.listings, text, page=page, per_page=per_page, sort=sort, refined=refined)
+        return search_listing(self.model.listings, text, page=page, per_page=per_page, sort=sort, refined=refined,
+                              variant_options=variant_options)
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.

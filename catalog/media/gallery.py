@@ -16,6 +16,10 @@ time each is asked for, as covers are: ``thumb`` (and ``thumb_2x``), the
 small squares under the product page's cover, and ``large``, the whole
 picture at most ``LARGE_SIZE`` pixels a side, which a thumbnail links to
 (no JavaScript needed).
+
+A variant may have its own picture (``Variant.image``, a path in the same storage, uploaded
+in the admin's variant row: ``catalog/admin/variants.py``); the product page shows it as the
+cover while the variant is chosen (``variant_covers``).
 """
 
 from django.db import models
@@ -25,6 +29,7 @@ from imagekit.processors import ResizeToFit
 
 from catalog.media.covers import THUMB_SIZE, cover_processors, validate_cover
 from catalog.media.image_manager import ProductImageManager
+from catalog.products.variants import line_title
 
 #: The longest side, in pixels, of the size a thumbnail links to.
 LARGE_SIZE = 1200
@@ -80,6 +85,18 @@ def gallery(product):
         return []
     return [ProductImage(image=entry.path, alt=entry.alt, position=index)
             for index, entry in enumerate((product.images or [])[1:], start=1)]
+
+
+def variant_covers(product):
+    """``[(variant SKU, picture)]`` of ``product``'s variants that have their own image
+    (``Variant.image``), in their order: ``picture`` an unsaved instance of the product's
+    model holding that image as its ``image``, the product's details and a title naming the
+    variant ("Let There Be Rock — Vinyl"), which ``{% cover %}`` and ``large_url`` draw as a
+    product's cover (its alt text "Cover of <that title>"; the sizes made by
+    django-imagekit). No read; ``[]`` for a product without such variants."""
+    model = type(product)
+    return [(v.sku, model(image=v.image, title=line_title(product.title, v.options), details=product.details))
+            for v in product.variants or () if getattr(v, "image", "")]
 
 
 def cover_alt(product):

@@ -104,6 +104,25 @@ def chosen_variant(variants, wanted=None):
     return in_stock[0] if in_stock else None
 
 
+def keep_images(variants, stored):
+    """Give each of ``variants`` (documents about to be written) without an ``image`` the image
+    of the variant of the same SKU among ``stored`` (the stored document's variants), so that a
+    reload of the catalog keeps the pictures staff gave variants. Returns ``variants``."""
+    images = {v.get("sku"): v.get("image") for v in stored or () if v.get("image")}
+    for variant in variants or ():
+        if not variant.get("image") and variant.get("sku") in images:
+            variant["image"] = images[variant["sku"]]
+    return variants
+
+
+def chosen_cover(variants, chosen_sku):
+    """The SKU of the chosen variant (``chosen_sku``, of ``chosen_variant``) when it has its own
+    image (``Variant.image``), whose picture the product page then shows as its cover; ""
+    otherwise (the product's cover)."""
+    variant = next((v for v in variants or () if _get(v, "sku") == chosen_sku), None)
+    return chosen_sku if variant is not None and _get(variant, "image") else ""
+
+
 def variant_url(product, sku):
     """The product page of ``product`` with the variant ``sku`` chosen (``?variant=``)."""
     from urllib.parse import urlencode

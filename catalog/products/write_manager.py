@@ -12,6 +12,7 @@ from pymongo import InsertOne, ReplaceOne, UpdateMany
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
+from catalog.products.variants import keep_images
 from catalog.tree.nodes import listed_in
 from catalog.store.siblings import catalog_model
 from catalog.store import writes
@@ -56,6 +57,7 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
                 document["image"] = current["image"]  # a cover staff uploaded stays
             if not document.get("images") and current.get("images"):
                 document["images"] = current["images"]  # and the images (catalog/media/gallery.py)
+            keep_images(document.get("variants"), current.get("variants"))  # and the variants' own
             if current == document:
                 report["unchanged"] += 1
             else:

@@ -21,7 +21,9 @@ What a catalog write must also do:
   cross-category listings; a category write its category, the parents whose children
   change, the subtree it moves, the names below it when renamed, the tree,
   and the navigation when a category at depth 0 or 1 changes. A stock change
-  is not a catalog write and bumps nothing.
+  is not a catalog write and bumps nothing. A write naming more than
+  ``CATALOG_VERSIONS_BUMP_LIMIT`` scopes (a catalog load) bumps the epoch instead
+  (``bounded_product_scopes``).
 
 The write paths, each through here:
 
@@ -46,7 +48,9 @@ the shop makes none.
 import contextlib
 import datetime
 
-from catalog.store.cache import (ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
+from django.conf import settings
+
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                      faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
                      relisted_scope, savings_part_scope, savings_scope, words_scope)
 from catalog.listings.facets import band_of
@@ -205,6 +209,21 @@ FACTS_FIELDS = {"sku": 1, "listed_in": 1, "keywords": 1, "type": 1, "title": 1, 
                 **{path: 1 for path in KEYWORD_SOURCES if not path.startswith("details.")}}
 
 
+def bounded_product_scopes(changes):
+    """``product_scopes(changes)``, unless they are more than ``settings.CATALOG_VERSIONS_BUMP_LIMIT``
+    (a first load of the demo catalog names about 4,900: each product's page, its categories'
+    cards and every word it adds to searches, each bumped by an upsert of about 2.5 ms on the
+    local server). Then the epoch, which every cached read's key carries, and the relisting of
+    the categories the products are listed in before and after, under which their kept facet
+    counts are stamped (``catalog/listings/facet_parts.py``; as many names as categories): one
+    write, and every cached read of the catalog is read again once."""
+    names = product_scopes(changes)
+    if len(names) <= settings.CATALOG_VERSIONS_BUMP_LIMIT:
+        return names
+    listed = {i for pair in changes for side in pair if side for i in side.get("listed_in") or []}
+    return (EPOCH, *relisted_scope(listed))
+
+
 def relisted_categories(changes):
     """The categories whose listing ``changes`` (as for ``product_scopes``) add or remove
     products: both sides' ``listed_in`` of each pair whose two sides differ."""
@@ -233,7 +252,7 @@ def products_changing(changes, recount=True):
             yield
     finally:
         if bump:
-            _versions().bump(product_scopes(changes))
+            _versions().bump(bounded_product_scopes(changes))
 
 
 def products_written(changes):
@@ -241,7 +260,7 @@ def products_written(changes):
     mark and recount the kept counts themselves): bump the versions of what ``changes``
     (``(before, after)`` pairs of ``facts``, None for a side that does not exist) changed
     (one write, none for no changes)."""
-    names = product_scopes(list(changes))
+    names = bounded_product_scopes(list(changes))
     if names:
         _versions().bump(names)
 

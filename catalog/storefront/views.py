@@ -14,7 +14,7 @@ from catalog.models import Category, Product, ProductType
 from catalog.listings.paginators import page_number, paginate
 from catalog.listings.search import DEFAULT_SEARCH_SORT, SEARCH_SORT_LABELS, SEARCH_SORTS
 from catalog.signals import product_viewed
-from catalog.products.variants import chosen_variant, variant_url
+from catalog.products.variants import chosen_cover, chosen_variant, variant_url
 
 
 def home(request):
@@ -33,7 +33,8 @@ def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
     in dollars; 400 with the form's errors and no filter when invalid), narrowed by facets
-    (``?genre=Rock&price=5-10&in_stock=1``: ``catalog.listings.facets``) and paginated
+    (``?genre=Rock&price=5-10&in_stock=1``: ``catalog.listings.facets``; narrowed by a variant
+    attribute, ``?format=Vinyl``, each card shows its matching variant) and paginated
     (``?page=``). Three reads warm; cold, the facet counts add an aggregation or two.
     """
     try:
@@ -58,6 +59,7 @@ def category(request, slug):
     listing = Product.listings.listing(
         [node.pk], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents, refined=refined if facets.chosen else None,
+        variant_options=facets.variant_options,
     )
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
@@ -84,8 +86,9 @@ def product(request, sku):
     """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
     first category; a product with variants offers them (each with its price and stock) in
     its add-to-cart form, ``?variant=<SKU>`` choosing one (else the first still in stock), and
-    the page's price, was-price, SKU and stock line are the chosen variant's
-    (``static/shop/variants.js`` changes them with the choice). A variant's SKU redirects to
+    the page's price, was-price, SKU and stock line are the chosen variant's, and its cover
+    the chosen variant's own image when it has one (``static/shop/variants.js`` changes them
+    with the choice). A variant's SKU redirects to
     its product's page with it chosen.
 
     Two reads (the product with its stock in one aggregation; its categories
@@ -106,6 +109,8 @@ def product(request, sku):
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs) if crumbs else "",
         "top_categories": top,
         "chosen_sku": chosen_sku,
+        # The chosen variant's own picture, shown as the cover (its SKU; "" for the product's).
+        "chosen_cover": chosen_cover(item.variants, chosen_sku),
         # What the price, SKU and stock line show: the chosen variant, else the product.
         "shown": next((v for v in item.variants or () if v.sku == chosen_sku), item),
         "cache_scope": (*product_scope([item.sku]), TREE),
@@ -205,14 +210,14 @@ def search(request):
                "search_form": form, "search_query": q, "is_search": True,
                "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
     stages = Product.search.search_stages(q)
-    refined = None
+    refined, variant_options = None, None
     if stages:
         context["facets"], refined = facet_panel(request.GET, stages, Product.facets,
                                                  scope=Product.search.search_scope(q))
         refined = refined if context["facets"].chosen else None
-    results = Product.search.search(
-        q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE, sort=sort, refined=refined
-    )
+        variant_options = context["facets"].variant_options
+    results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
+                                    sort=sort, refined=refined, variant_options=variant_options)
     return _product_list(request, results, context)
 
 

@@ -57,12 +57,14 @@ def catalog_fragment(parser, token):
 def card_signature(products):
     """What the cards of ``products`` (a ``catalog.listings.cards.CardList``, or Products read with
     their stock) show besides catalog data: ``((sku, availability label, what a search
-    matched), ...)``, the key of their ``catalog_fragment``. A ``CardList``'s documents are
+    matched, ...), ...)``, the key of their ``catalog_fragment``. A ``CardList``'s documents are
     read without turning them into Products, and its key also names what they show of the
-    catalog (``CardList.shown``), so the HTML is rendered again only when a card changes,
-    whatever cooled the listing (``grid_scope``: a category page's)."""
+    catalog (``CardList.shown``) and the variant each shows in a listing narrowed by a
+    variant attribute (its SKU; the label is then its stock's), so the HTML is rendered again
+    only when a card changes, whatever cooled the listing (``grid_scope``: a category
+    page's), and a filtered page's cards are never an unfiltered page's."""
     if hasattr(products, "signature"):
-        return tuple((sku, Availability(available).label, matched, shown)
-                     for (sku, available, matched), shown in zip(products.signature(), products.shown()))
+        return tuple((sku, Availability(available).label, matched, shown, variant)
+                     for (sku, available, matched, variant), shown in zip(products.signature(), products.shown()))
     return tuple((p.sku, Availability(getattr(p, "available", None)).label, getattr(p, "matched", None))
                  for p in products)

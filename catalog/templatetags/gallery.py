@@ -22,6 +22,13 @@ def more_images(product):
 
 
 @register.filter
+def variant_covers(product):
+    """``[(variant SKU, picture)]`` of ``product``'s variants with their own image
+    (``gallery.variant_covers``): each drawn by ``{% cover picture "page" %}``."""
+    return gallery.variant_covers(product)
+
+
+@register.filter
 def large_url(product):
     """The URL of the large size of ``product``'s cover, "" without an uploaded image."""
     return gallery.large_url(product)

@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from catalog.media.gallery import cover_alt
 from catalog.media.covers import generated_cover_uri
 from catalog.models import ProductType
+from catalog.products.variants import variant_url
 
 register = template.Library()
 
@@ -96,6 +97,22 @@ def product_details(product):
 
 
 @register.filter
+def card_shown(product):
+    """What a listing card shows the price and stock of: the variant a listing narrowed by a
+    variant attribute picked (``product.shown_variant``, ``catalog.listings.cards``), else
+    ``product``."""
+    return getattr(product, "shown_variant", None) or product
+
+
+@register.filter
+def card_url(product):
+    """Where a listing card links: the product page, with the variant it shows chosen
+    (``?variant=<SKU>``) when it shows one (``card_shown``)."""
+    variant = getattr(product, "shown_variant", None)
+    return product.get_absolute_url() if variant is None else variant_url(product, variant.sku)
+
+
+@register.filter
 def variant_legend(product):
     """The legend of a product's variant choice: its variants' option names, capitalised
     (``"Format"``), or "Choose one" when they have none."""
@@ -112,12 +129,14 @@ def _details(product):
 
 
 @register.simple_tag
-def cover(product, size="card"):
+def cover(product, size="card", loading=None):
     """An ``<img>`` of the product's cover: the uploaded image in the ``size`` (``card`` or
-    ``page``) with a 2x ``srcset`` and lazy loading, made by django-imagekit; without an
-    image, the generated cover (title, artist, genre colour) as an SVG ``data:`` URI."""
+    ``page``) with a 2x ``srcset``, made by django-imagekit; without an image, the generated
+    cover (title, artist, genre colour) as an SVG ``data:`` URI. ``loading``: ``"lazy"`` or
+    ``"eager"``; by default lazy for a card, eager for the page (a hidden cover of the page,
+    a variant's not chosen, is lazy: fetched once shown)."""
     pixels = 240 if size == "card" else 480
-    lazy = "lazy" if size == "card" else "eager"
+    lazy = loading if loading in ("lazy", "eager") else "lazy" if size == "card" else "eager"
     alt = cover_alt(product)  # its first image's alt text, or "Cover of <title>"
     if product.image:
         one, two = (product.cover_card, product.cover_card_2x) if size == "card" else (

@@ -1,6 +1,6 @@
-// Variants: the product page's price, was-price, SKU and stock line follow the chosen
-// variant, and the address says which (?variant=<SKU>), as the server renders it when the
-// page is opened with it. Without JavaScript the page shows the variant in its address
+// Variants: the product page's price, was-price, SKU, stock line and cover (a variant's own
+// image when it has one, else the product's) follow the chosen variant, and the address says
+// which (?variant=<SKU>), as the server renders it when the page is opened with it. Without JavaScript the page shows the variant in its address
 // and each option's label shows its price; the form posts the option chosen.
 (function () {
   "use strict";
@@ -12,6 +12,18 @@
     element.textContent = text;
     element.hidden = !text;
   }
+  // The covers rendered (templates/catalog/_gallery.html): data-cover="" the product's, and
+  // data-cover="<SKU>" each variant's own image; the chosen variant's shows, else the product's.
+  function showCover(sku) {
+    var covers = document.querySelectorAll("[data-cover]");
+    var own = false, i;
+    for (i = 0; i < covers.length; i += 1) {
+      if (covers[i].getAttribute("data-cover") === sku) { own = true; }
+    }
+    for (i = 0; i < covers.length; i += 1) {
+      covers[i].hidden = covers[i].getAttribute("data-cover") !== (own ? sku : "");
+    }
+  }
   form.addEventListener("change", function (event) {
     var input = event.target;
     if (!input || input.name !== "sku" || input.type !== "radio" || !input.checked) { return; }
@@ -19,6 +31,7 @@
     show("[data-variant-was]", input.dataset.was);
     show("[data-variant-save]", input.dataset.save);
     show("[data-variant-sku]", input.value);
+    showCover(input.value);
     var stock = document.getElementById("stock-status");
     if (stock) {
       stock.textContent = input.dataset.stock;

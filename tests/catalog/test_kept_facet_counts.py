@@ -157,3 +157,22 @@ def test_the_kept_counts_are_read_by_id_not_by_scanning_every_category(shelf):
     query = {"find": "facet_counts", "filter": read["filter"]}
     stats = connections["default"].database.command("explain", query, verbosity="executionStats")
     assert stats["executionStats"]["totalDocsExamined"] == len(PARTS)  # the category's parts only
+
+
+def test_a_write_of_more_scopes_than_the_limit_bumps_the_epoch_and_the_relistings(shelf, settings):
+    """A sync naming more scopes than ``CATALOG_VERSIONS_BUMP_LIMIT`` writes the epoch and the
+    relisting of its categories, not each scope; the pages and the kept counts still follow."""
+    base = [{"listed_in": shelf["Music"].pk}]
+    cold("/c/music/")  # counts kept
+    versions = get_collection("catalog_versions")
+    before = {d["name"]: d["token"] for d in versions.find()}
+    settings.CATALOG_VERSIONS_BUMP_LIMIT = 3
+    product = Product.objects.get(sku="A")
+    product.details["genre"] = ["Soul"]
+    Product.writes.sync([product])
+    after = {d["name"]: d["token"] for d in versions.find()}
+    bumped = {name for name, token in after.items() if before.get(name) != token}
+    listed = sorted(str(i) for i in Product.objects.get(sku="A").listed_in)
+    assert bumped == {"catalog", *(f"relisted:{i}" for i in listed)}
+    assert_counts_are_plain("/c/music/", base, {})
+    assert values(Client().get("/c/music/"), "genre")["Soul"] == 1

@@ -109,7 +109,7 @@ def test_an_edit_of_a_product_off_the_page_renders_none_of_its_fragments_again(s
 def test_card_lists_convert_once_and_slice_lazily():
     made = []
     cards = CardList([{"sku": "A", "available": 3}, {"sku": "B"}], lambda d: made.append(d) or d["sku"])
-    assert cards.signature() == (("A", 3, None), ("B", None, None))
+    assert cards.signature() == (("A", 3, None, None), ("B", None, None, None))
     assert len(cards[1:]) == 1 and made == []
     assert list(cards) == ["A", "B"] and cards[0] == "A" and len(made) == 2
 

@@ -45,7 +45,7 @@ def test_the_product_document_keeps_its_skus_and_its_cheapest_price():
     product = make_album()
     stored = Product.objects.collection.find_one({"_id": product.pk})
     assert stored["skus"] == ["LTBR", "LTBR-CD", "LTBR-LP", "LTBR-DL"]
-    assert stored["variants"][1] == {"sku": "LTBR-LP", "options": {"format": "Vinyl"},
+    assert stored["variants"][1] == {"sku": "LTBR-LP", "options": {"format": "Vinyl"}, "image": "",
                                      "pricing": {"list": 2499, "retail": 2499, "savings": 0, "pct_savings": 0}}
     assert stored["pricing"]["retail"] == 899  # the cheapest variant's: listings sort and filter by it
     assert product.sellable_skus == ["LTBR-CD", "LTBR-LP", "LTBR-DL"]

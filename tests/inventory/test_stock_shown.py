@@ -38,6 +38,21 @@ def test_a_warm_product_page_reads_only_the_catalog_versions(kept):
     assert not [op for op in warm.operations if op[0] == "inventory"]
 
 
+@pytest.mark.parametrize("url", ["/c/rock/", "/c/rock/?sort=price", "/search/?q=love"])
+def test_a_warm_listing_reads_only_the_catalog_versions(kept, url):
+    """Its cards' stock comes from what is kept, like the product page's; its cards, counts and
+    order from the cache: one read, no read of the products or the stock. Asked twice before:
+    a page sorted by price and a search learn on their first visit which products they show,
+    and keep their page from the second (``catalog.store.cache.cached``'s ``shown``)."""
+    Client().get(url)
+    Client().get(url)
+    with count_operations() as warm:
+        page = Client().get(url)
+    assert page.status_code == 200 and page.context["page"].object_list
+    assert warm.reads == 1 and warm.operations[0][0] == "catalog_versions", warm.operations
+    assert not [op for op in warm.operations if op[0] in ("inventory", "products")]
+
+
 def test_without_keeping_the_page_reads_the_stock_each_time(settings, chinook):
     settings.STOCK_SHOWN_SECONDS = 0
     Client().get(f"/p/{SKU}/")

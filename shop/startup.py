@@ -18,6 +18,7 @@ nothing is loaded again. With ``MONGODB_URI`` nothing happens here: run
 """
 
 import logging
+import time
 
 from django.conf import settings
 from django.core.management import call_command
@@ -26,6 +27,17 @@ from core.mongo import LOCAL, engine
 from core.mongo.localserver import LocalServer
 
 logger = logging.getLogger(__name__)
+
+
+#: What a first start loads into an empty local database: (what it is, command, options).
+DEMO_STEPS = [
+    ("the Chinook catalog", "load_catalog", {}),
+    # The home page's hero and collections, the content pages and the footer menu.
+    ("the home page, content pages and footer", "load_content", {}),
+    # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
+    ("the Chinook sales", "load_sales", {}),
+    ("the sales rolled up for the dashboard", "rollup_stats", {"lag": 0}),
+]
 
 
 def prepare_local_database():
@@ -40,18 +52,20 @@ def prepare_local_database():
         return False
     # Its own lock, not the server's: migrating starts the server if needed, which
     # takes the server's lock (two locks of one file would deadlock this process).
-    with LocalServer(settings.SHOP_LOCAL_DB_DIR).lock("prepare"):
+    server = LocalServer(settings.SHOP_LOCAL_DB_DIR)
+    with server.lock("prepare"):
         call_command("migrate", verbosity=0, interactive=False)
+        status = server.status()
+        logger.info("Local database: SecantusDB at %s, data in %s (manage.py dbserver stop stops it).",
+                    status["uri"], status["data_dir"])
         from catalog.models import Product
 
         if settings.SHOP_LOAD_DEMO_CATALOG and not Product.objects.exists():
-            logger.info("Local database is empty: loading the demo catalog and the Chinook sales.")
-            call_command("load_catalog", verbosity=0)
-            # The home page's hero and collections, the content pages and the footer menu.
-            call_command("load_content", verbosity=0)
-            # The Chinook invoices as sales, rolled up, so the staff dashboard has figures.
-            call_command("load_sales", verbosity=0)
-            call_command("rollup_stats", lag=0, verbosity=0)
+            logger.info("Local database is empty: loading the demo in 4 steps.")
+            for step, (what, command, options) in enumerate(DEMO_STEPS, 1):
+                started = time.monotonic()
+                call_command(command, verbosity=0, **options)
+                logger.info("Demo %d/4: %s (%.1f s).", step, what, time.monotonic() - started)
         _create_staff_user()
     return True
 
@@ -139,5 +153,7 @@ def prepare_payments(site_url=None):
         local = LocalStripe()
         local.register_webhook(f"shop-{hashlib.sha1(url.encode(), usedforsecurity=False).hexdigest()[:12]}", url,
                                local.webhook_secret())
+        logger.info("Local Stripe: localstripe at %s, state in %s, events sent to %s.", local.url(),
+                    local.state_dir, url)
     except (LocalStripeError, OSError) as exc:
         logger.warning("The local Stripe's webhook was not registered (%s); checkout starts it when needed.", exc)

@@ -67,10 +67,16 @@ def test_start_up_does_nothing_with_mongodb_uri():
     assert Product.objects.count() == 0
 
 
-def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local):
+def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local, caplog):
     settings.SHOP_LOAD_DEMO_CATALOG = True
     settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD = "boss", "s3cret-pass"
-    assert prepare_local_database() is True
+    with caplog.at_level("INFO", logger="shop.startup"):
+        assert prepare_local_database() is True
+    said = [r.getMessage() for r in caplog.records if r.name == "shop.startup"]
+    # Where the database is, then each step of the demo as it ends (no long silence).
+    assert said[0].startswith("Local database: SecantusDB at ") and str(settings.SHOP_LOCAL_DB_DIR) in said[0]
+    assert [line.split(":")[0] for line in said if line.startswith("Demo ")] == [
+        "Demo 1/4", "Demo 2/4", "Demo 3/4", "Demo 4/4"]
     assert Product.objects.count() == 347
     boss = get_user_model().objects.get(username="boss")
     assert boss.is_staff and boss.is_superuser and boss.check_password("s3cret-pass")

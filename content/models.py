@@ -15,8 +15,10 @@ from .managers import ContentPageManager, FooterLinkManager, HomeBlockManager
 from .markup import render_markdown
 from .skus import MAX_CARDS, parse_skus
 
-#: The hero image's sizes, in pixels (width, height): a wide banner and its 2x.
+#: The hero image's sizes, in pixels (width, height): a wide banner and its 2x; a phone's
+#: (a 412 px wide screen at 1.75 device pixels a CSS pixel) takes the narrow one.
 HERO_SIZE = (1200, 400)
+HERO_NARROW_SIZE = (840, 280)
 def validate_link(value):
     """A block's or footer link's address: a path on the shop (``/c/rock/``) or an ``https://``
     URL. Raises ``ValidationError`` otherwise (``javascript:`` and the like)."""
@@ -60,6 +62,8 @@ class HomeBlock(models.Model):
                               help_text="JPEG, PNG or WebP; shown cropped to 3:1.")
     hero_image = ImageSpecField(source="image", processors=[ResizeToFill(*HERO_SIZE)],
                                 format="JPEG", options={"quality": 82})
+    hero_image_narrow = ImageSpecField(source="image", processors=[ResizeToFill(*HERO_NARROW_SIZE)],
+                                       format="JPEG", options={"quality": 75})
     hero_image_2x = ImageSpecField(source="image", processors=[ResizeToFill(HERO_SIZE[0] * 2, HERO_SIZE[1] * 2)],
                                    format="JPEG", options={"quality": 75})
     source = models.CharField(max_length=10, choices=SOURCES, blank=True,

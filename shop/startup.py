@@ -56,7 +56,7 @@ def prepare_local_database():
     with server.lock("prepare"):
         call_command("migrate", verbosity=0, interactive=False)
         status = server.status()
-        logger.info("Local database: SecantusDB at %s, data in %s (manage.py dbserver stop stops it).",
+        logger.info("Local database: the local server at %s, data in %s (manage.py dbserver stop stops it).",
                     status["uri"], status["data_dir"])
         from catalog.models import Product
 

@@ -4,12 +4,12 @@
  * posts to /checkout/confirm/, where the server reads the PaymentIntent itself. */
 (function () {
   "use strict";
-  // The order summary: collapsed on a phone (one column, the form first to the eye), always
-  // open on a desktop, where it is the right column.
+  // The order summary: drawn shut (on a phone, one column, it stays so: the form first to the
+  // eye, nothing moved under the shopper); always open on a desktop, where it is the right column.
   var summary = document.getElementById("order-summary");
   if (summary && window.matchMedia) {
     var wide = window.matchMedia("(min-width: 48rem)");
-    if (!wide.matches) summary.open = false;
+    if (wide.matches) summary.open = true;
     summary.addEventListener("toggle", function () {
       if (wide.matches && !summary.open) summary.open = true;
     });

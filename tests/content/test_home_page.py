@@ -205,6 +205,9 @@ def test_staff_add_a_hero_with_an_image_in_the_admin(shop, settings, tmp_path):
     assert made.image.name.startswith("home/")
     page = html(Client())
     assert "Vinyl week" in page and 'class="home-hero-image"' in page and made.hero_image.url in page
+    # Widths for the browser to choose from: a phone takes the 840 px one, not the 2,400 px 2x.
+    assert (f"{made.hero_image_narrow.url} 840w, {made.hero_image.url} 1200w, "
+            f"{made.hero_image_2x.url} 2400w") in page and 'sizes="(min-width: 72rem) 69rem' in page
     listing = client.get("/admin/content/homeblock/").content.decode()
     assert f'href="/?preview={made.pk}"' in listing and "live" in listing
 

@@ -5,7 +5,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TOP = sorted(p.name for p in ROOT.iterdir()
-             if p.is_dir() and not p.name.startswith(".") and p.name not in {"node_modules", "var", "media"})
+             if p.is_dir() and not p.name.startswith(".")
+             # made by running things, ignored by git: whether they exist depends on what ran first
+             and p.name not in {"node_modules", "var", "media", "test-artifacts"})
 # A path starts at one of the project's top-level folders (or .ci) and names a file
 # (by its extension) or a folder (a trailing slash); placeholders (<...>, *, {…}) are skipped.
 NAMED = re.compile(r"(?<![\w./-])((?:%s|\.ci)/[\w./-]*?(?:\.(?:py|md|html|txt|json|csv|jsonl|js|css|sh|toml|ini|cfg|png)|/))(?![\w*<{-])"
@@ -21,6 +23,7 @@ NOT_IN_THE_CHECKOUT = {
     "addresses/add/": "a URL of the account (accounts/urls.py), not a folder",
     "bench/results/": "the benchmarks' output, made when they run (.gitignore)",
     "bench/results/oscar/": "django-oscar's checkout for the side-by-side benchmark, made when it runs",
+    "bench/results/lighthouse/": "bench/lighthouse.py's reports, made when it runs",
     "static/ninja/": "django-ninja's own static files (its package), served under that name",
 }
 

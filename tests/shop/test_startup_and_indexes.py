@@ -74,7 +74,7 @@ def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local, capl
         assert prepare_local_database() is True
     said = [r.getMessage() for r in caplog.records if r.name == "shop.startup"]
     # Where the database is, then each step of the demo as it ends (no long silence).
-    assert said[0].startswith("Local database: SecantusDB at ") and str(settings.SHOP_LOCAL_DB_DIR) in said[0]
+    assert said[0].startswith("Local database: the local server at ") and str(settings.SHOP_LOCAL_DB_DIR) in said[0]
     assert [line.split(":")[0] for line in said if line.startswith("Demo ")] == [
         "Demo 1/4", "Demo 2/4", "Demo 3/4", "Demo 4/4"]
     assert Product.objects.count() == 347

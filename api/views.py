@@ -3,7 +3,7 @@
 Thin views: parse and check the request, call a catalog manager, answer
 (``api.responses.answer``: JSON, ETag, Cache-Control, 304). Reads by path
 are the FoundationDB "Hierarchical Documents" recipe's: ``CategoryManager.read_by_path`` and
-``ProductManager.read_by_path`` evaluate the path on the server in one
+``Product.objects.read_by_path`` evaluate the path on the server in one
 round trip. The OpenAPI schema is at ``/api/v1/openapi.json``, the
 interactive docs at ``/api/v1/docs`` (Swagger UI from the shop's own static
 files).
@@ -137,7 +137,7 @@ def category_products(request, slug: str = slug_param(), page: int = page_param(
     except Category.DoesNotExist:
         return error(request, 404, f"No category with slug {slug!r}.")
     per_page = settings.CATALOG_PAGE_SIZE
-    listing = Product.objects.listing([node.pk], sort=sort, page=page, per_page=per_page)
+    listing = Product.listings.listing([node.pk], sort=sort, page=page, per_page=per_page)
     paginator = Paginator(listing, per_page)
     try:
         products = paginator.page(page)

@@ -71,7 +71,7 @@ def main():
     args = parser.parse_args()
 
     call_command("migrate", verbosity=0)
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     Product(
         sku=SKU, type="Audio Album", title="A very long album",
         pricing=Pricing.from_prices(99 * args.tracks, 80 * args.tracks),
@@ -102,7 +102,7 @@ def main():
         whole, _ = repeat(lambda: cut_in_python(steps), args.seconds)
         print(f"{path:44} {by_path:>10.1f} {read_by_path(steps):>8,} {whole:>16.1f} "
               f"{cut_in_python(steps)[1]:>9,}")
-    Product.objects.delete_all()
+    Product.writes.delete_all()
 
 
 if __name__ == "__main__":

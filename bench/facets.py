@@ -75,7 +75,7 @@ def main():
     from catalog.models import Product
 
     started = time.perf_counter()
-    counts = Product.objects.facet_counts([{"type": "Audio Album"}], facet_fields(), {}, ("products",))
+    counts = Product.facets.facet_counts([{"type": "Audio Album"}], facet_fields(), {}, ("products",))
     every_ms = 1000 * (time.perf_counter() - started)
     print(f"facet counts of every product ({counts['total']}): {every_ms:.0f} ms, "
           f"{1000 * every_ms / max(counts['total'], 1):.0f} µs a product")

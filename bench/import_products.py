@@ -61,9 +61,9 @@ def make_tree():
     """10 top categories of 10 subcategories; returns their paths."""
     paths = []
     for top in range(10):
-        parent = Category.objects.create_category(f"Top {top}")
+        parent = Category.writes.create_category(f"Top {top}")
         for sub in range(10):
-            Category.objects.create_category(f"Sub {top}.{sub}", parent=parent)
+            Category.writes.create_category(f"Sub {top}.{sub}", parent=parent)
             paths.append(f"Top {top} > Sub {top}.{sub}")
     return paths
 
@@ -115,8 +115,8 @@ def main():
     call_command("migrate", verbosity=0)
     call_command("ensure_indexes", verbosity=0)
     print(f"Engine: {engine()}", flush=True)
-    Product.objects.delete_all()
-    Category.objects.delete_all()
+    Product.writes.delete_all()
+    Category.writes.delete_all()
     get_collection("inventory").delete_many({})
     rng = random.Random(7)
     paths = make_tree()

@@ -15,7 +15,7 @@ empties first. Prints its figures.
 * expire_carts: ``--carts`` aged carts of 1 to 3 lines each (``--lines N``: N
   each), with their reservations, written in bulk (with ``created_at``, as
   the shop writes carts; ``--undated``: without, as carts from before it was
-  kept); then the time of one ``Cart.objects.expire()``
+  kept); then the time of one ``Cart.expiry.expire()``
   that expires them all and returns their stock, and a check that every
   unit is back. ``--phases`` adds the server time of each command it sent.
 * check_inventory and cleanup_inventory (``--skus N``, instead of the two
@@ -25,7 +25,7 @@ empties first. Prints its figures.
   orders of 1 to 3 lines, written in bulk; then the time of
   ``check_invariant`` (the check ``check_inventory`` runs), of the orders'
   charge references (the audit's read of every order), of one
-  ``Inventory.objects.cleanup(3600)`` (refresh, return, drop), and of the
+  ``Inventory.cleanup.cleanup(3600)`` (refresh, return, drop), and of the
   check again afterwards.
 """
 
@@ -143,7 +143,7 @@ def bench_expire(carts, lines=None, undated=False):
     setup = time.perf_counter() - setup
     TIMES.on = True
     start = time.perf_counter()
-    report = Cart.objects.expire(3600)
+    report = Cart.expiry.expire(3600)
     elapsed = time.perf_counter() - start
     TIMES.on = False
     back = all(d["qty"] == d["stocked"] and not d["carted"]
@@ -210,7 +210,7 @@ def bench_check(skus, carts, orders):
                "reservations": sum(len(entries) for entries in carted.values())}
     phases = [("check", "problems", lambda: check_invariant(Order.objects.sold_by_sku)),
               ("audit", "references", lambda: len(Order.objects.charge_references())),
-              ("cleanup", "cleanup_report", lambda: Inventory.objects.cleanup(3600)),
+              ("cleanup", "cleanup_report", lambda: Inventory.cleanup.cleanup(3600)),
               ("check_after", "problems_after", lambda: check_invariant(Order.objects.sold_by_sku))]
     figures["phases"] = {}
     for name, result, run in phases:

@@ -84,7 +84,7 @@ def timed(label, function):
 
 def bench_taxonomy(count):
     print(f"Taxonomy import, {count} lines:", flush=True)
-    Category.objects.delete_all()
+    Category.writes.delete_all()
     with tempfile.TemporaryDirectory() as directory:
         first, second = Path(directory, "v1.txt"), Path(directory, "v2.txt")
         first.write_text("\n".join(taxonomy_lines(count)) + "\n")
@@ -97,7 +97,7 @@ def bench_taxonomy(count):
         timed(f"newer file, {len(leaves[::step])} renamed and {len(leaves[1::step])} moved",
               lambda: call_command("import_taxonomy", str(second), verbosity=0))
     print(f"  categories stored: {Category.objects.count()}")
-    Category.objects.delete_all()
+    Category.writes.delete_all()
 
 
 def generated_products(count, rng):
@@ -138,7 +138,7 @@ def load(products):
 
 def bench_search(sizes, requests, rng):
     """Grow the catalog to each of ``sizes`` products and measure the search pages."""
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     # Loading is not what is measured: the bench inserts the documents directly.
     products = generated_products(max(sizes), rng)
     client = Client()
@@ -159,7 +159,7 @@ def bench_search(sizes, requests, rng):
         prefixes = [w[:3] for w in words]
         print(f"  /search/suggest/?q=<3 letters>: "
               f"{rate(client, '/search/suggest/', prefixes):.3f} requests/s", flush=True)
-    Product.objects.delete_all()
+    Product.writes.delete_all()
 
 
 def main():

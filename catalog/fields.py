@@ -36,7 +36,7 @@ def _aware(value):
 def as_stored(value):
     """``value`` (a datetime, or a dict or list holding some) with every aware datetime in it
     as the naive UTC datetime pymongo reads back, so that a document built for a write
-    equals the one read (``Product.objects.sync``, ``Product.objects.import_products``).
+    equals the one read (``Product.writes.sync``, ``Product.imports.import_products``).
     Returns a new dict or list; other values as they are."""
     if isinstance(value, datetime.datetime):
         return value if value.tzinfo is None else value.astimezone(datetime.UTC).replace(tzinfo=None)

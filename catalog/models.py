@@ -24,10 +24,17 @@ from catalog.products.variants import line_title, options_label
 from catalog.media.covers import CARD_SIZE, PAGE_SIZE, cover_processors, validate_cover
 from catalog.listings.count_manager import ListingCountManager
 from catalog.listings.facet_count_manager import FacetCountManager
+from catalog.listings.facet_manager import FacetManager
+from catalog.listings.manager import ListingManager
+from catalog.listings.search_manager import SearchManager
+from catalog.products.export_manager import ProductExportManager
+from catalog.products.import_manager import ProductImportManager
 from catalog.products.manager import ProductManager
+from catalog.products.write_manager import ProductWriteManager
 from catalog.products.type_manager import ProductTypeManager
 from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
+from catalog.tree.category_writes import CategoryWriteManager
 from catalog.products.report_manager import CatalogReportManager
 from catalog.store.writes import prepare_product, product_facts, products_changing
 from catalog.products.attributes import clean_details
@@ -58,7 +65,7 @@ class Category(models.Model):
     last, each as ``{_id, slug, name}``, so that breadcrumbs come from one
     read and the descendants of a node are ``{'ancestors._id': node}``.
     ``position`` orders siblings (the storefront and the admin list them by
-    it). Change the tree through ``Category.objects`` (create, rename, move,
+    it). Change the tree through ``Category.writes`` (create, rename, move,
     delete), which keeps every ``ancestors`` array and position right.
     """
 
@@ -70,11 +77,14 @@ class Category(models.Model):
     ancestors = EmbeddedModelArrayField(Ancestor, default=list, blank=True)
     # The ID of the category in an imported taxonomy file (import_taxonomy).
     taxonomy_id = models.IntegerField(null=True, blank=True)
-    # Its place among its siblings (0 first); set by Category.objects when it
+    # Its place among its siblings (0 first); set by Category.writes when it
     # adds or moves a node. Ties (concurrent adds) fall back to the name.
     position = models.IntegerField(default=0, editable=False)
 
+    # ``objects``, declared first, is the default manager (reads, the ORM); changes to the tree
+    # are ``writes`` (docs/architecture.md).
     objects = CategoryManager()
+    writes = CategoryWriteManager()
 
     class Meta:
         db_table = "categories"
@@ -264,7 +274,7 @@ class Product(models.Model):
     categories = ArrayField(ObjectIdField(), default=list, blank=True)
     # The ids of ``categories`` and of all their ancestors, so that the products of a
     # category and its whole subtree are one equality, ``{listed_in: id}``;
-    # kept by save(), Product.objects.sync and Category.objects.move.
+    # kept by save(), Product.writes.sync and Category.writes.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
@@ -298,7 +308,15 @@ class Product(models.Model):
     cover_page_2x = ImageSpecField(source="image", processors=cover_processors(PAGE_SIZE * 2),
                                    format="JPEG", options={"quality": 80})
 
+    # One manager per job (docs/architecture.md, "Managers are raw pymongo"); ``objects``,
+    # declared first, is Django's default manager (the admin, forms, the ORM's reads).
     objects = ProductManager()
+    listings = ListingManager()
+    search = SearchManager()
+    facets = FacetManager()
+    writes = ProductWriteManager()
+    imports = ProductImportManager()
+    exports = ProductExportManager()
     reports = CatalogReportManager()
 
     class Meta:
@@ -318,7 +336,7 @@ class Product(models.Model):
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
-        before = Product.objects.stored_facts(self.pk) if self.pk else None
+        before = Product.writes.stored_facts(self.pk) if self.pk else None
         with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
             super().save(*args, **kwargs)
 

@@ -3,7 +3,7 @@ managers: each hands over to the catalog's write owner (``catalog/store/writes.p
 
 An ORM delete of a product (the admin's delete views, a queryset's delete) marks its
 categories' kept counts before and recounts them after, then bumps its versions; an ORM
-save or delete of a category (the admin goes through ``Category.objects`` instead) bumps
+save or delete of a category (the admin goes through ``Category.writes`` instead) bumps
 its versions. An ORM save of a product goes through ``Product.save``, which does its own.
 """
 

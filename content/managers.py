@@ -79,14 +79,14 @@ class HomeBlockManager(models.Manager):
     def shelves(self, blocks):
         """``{block id: CardList}`` of the collection and new-in ``blocks``: each row's product
         documents from the catalog cache (cold: the category's or search's newest from windows
-        of issue dates, ``ProductManager.newest_page``; hand-picked: one read by SKU), then the
+        of issue dates, ``ListingManager.newest_page``; hand-picked: one read by SKU), then the
         stock of every card of every row in one read (``with_availability``). A collection whose
         category is gone shows nothing."""
         rows = {}
         for block in blocks:
             limit = max(1, min(int(block.limit or 8), 12))
             if block.kind == block.NEW_IN:
-                rows[block.pk] = Product.objects.newest_page({}, 0, limit, scope=(ISSUED,), shown=shown_products,
+                rows[block.pk] = Product.listings.newest_page({}, 0, limit, scope=(ISSUED,), shown=shown_products,
                                                              stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.CATEGORY:
                 try:
@@ -94,7 +94,7 @@ class HomeBlockManager(models.Manager):
                 except Category.DoesNotExist:
                     rows[block.pk] = []
                     continue
-                rows[block.pk] = Product.objects.newest_page(
+                rows[block.pk] = Product.listings.newest_page(
                     {"listed_in": category.pk}, 0, limit, scope=listing_scope([category.pk]), shown=shown_products,
                     stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.SEARCH:
@@ -104,17 +104,17 @@ class HomeBlockManager(models.Manager):
                     continue
                 # Each word an equality on the multikey ``keywords`` index, as the search does.
                 match = {"keywords": words[0]} if len(words) == 1 else {"$and": [{"keywords": w} for w in words]}
-                rows[block.pk] = Product.objects.newest_page(
+                rows[block.pk] = Product.listings.newest_page(
                     match, 0, limit, scope=words_scope(words) + (ISSUED,), shown=shown_products, stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.PRODUCTS:
                 try:
                     skus = parse_skus(block.skus)[:limit]
                 except ValidationError:  # checked by the admin form; a stale value shows nothing
                     skus = []
-                rows[block.pk] = Product.objects.cards_by_sku(skus, scope=product_scope(skus))
+                rows[block.pk] = Product.listings.cards_by_sku(skus, scope=product_scope(skus))
         documents = [d for row in rows.values() for d in row]
-        Product.objects.with_availability(documents)
-        return {pk: CardList(row, Product.objects.card_from_document) for pk, row in rows.items()}
+        Product.listings.with_availability(documents)
+        return {pk: CardList(row, Product.listings.card_from_document) for pk, row in rows.items()}
 
 
 class ContentPageManager(models.Manager):

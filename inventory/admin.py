@@ -8,7 +8,7 @@ atomic, never below zero, reservations untouched. A refusal is a form error
 changes nothing.
 
 Carts: listed by status and age with their lines; the action "Expire now"
-returns a cart's reserved stock through ``Cart.objects.expire_cart``.
+returns a cart's reserved stock through ``Cart.expiry.expire_cart``.
 Nothing else about a cart is edited here: carts change through the
 shopper's operations.
 
@@ -268,10 +268,10 @@ class CartAdmin(admin.ModelAdmin):
 
     @admin.action(description="Expire now (return their stock)", permissions=["change"])
     def expire_now(self, request, queryset):
-        """Expire the selected active carts through ``Cart.objects.expire_cart``; others are left alone."""
+        """Expire the selected active carts through ``Cart.expiry.expire_cart``; others are left alone."""
         expired, left = 0, 0
         for cart in queryset:
-            if Cart.objects.expire_cart(cart.pk):
+            if Cart.expiry.expire_cart(cart.pk):
                 expired += 1
                 self.log_change(request, cart, "Expired now; its reserved stock went back.")
             else:

@@ -22,7 +22,8 @@ from django.urls import reverse
 from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, EmbeddedModelField
 from django_mongodb_backend.models import EmbeddedModel
 
-from .managers import CartManager, ExpiryRunManager, InventoryManager
+from .managers import (CartExpiryManager, CartManager, CartRetentionManager, ExpiryRunManager, InventoryManager,
+                       ReservationCleanupManager, ReservationReturnManager)
 
 
 def new_cart_id():
@@ -51,7 +52,10 @@ class Inventory(models.Model):
     )
     carted = EmbeddedModelArrayField(Reservation, default=list, blank=True)
 
+    # One manager per job (docs/architecture.md); ``objects``, declared first, is the default.
     objects = InventoryManager()
+    cleanup = ReservationCleanupManager()
+    returns = ReservationReturnManager()
 
     class Meta:
         db_table = "inventory"
@@ -103,7 +107,7 @@ class Cart(models.Model):
     cart has its order in ``orders`` (``Order.objects.get_by_cart``).
     ``user_id`` is the shopper's account ("" for a guest's cart).
     ``created_at`` is when it was started: past ``settings.CART_MAX_AGE`` it
-    expires however often it is touched (``Cart.objects.expire``,
+    expires however often it is touched (``Cart.expiry.expire``,
     ``expire_past_max_age``).
     """
 
@@ -129,10 +133,13 @@ class Cart(models.Model):
     user_id = models.CharField(max_length=64, blank=True, default="", help_text="the shopper's account, if any")
     # The payment attempt (orders.managers.ledger) that holds the cart while it is pending.
     payment_key = models.CharField(max_length=64, blank=True, default="", editable=False)
-    # The expiry run that expired this cart (see CartManager.expire; last_modified is its stamp).
+    # The expiry run that expired this cart (see Cart.expiry.expire; last_modified is its stamp).
     expiry_run = models.CharField(max_length=32, blank=True, default="", editable=False)
 
+    # One manager per job (docs/architecture.md); ``objects``, declared first, is the default.
     objects = CartManager()
+    expiry = CartExpiryManager()
+    retention = CartRetentionManager()
 
     class Meta:
         db_table = "carts"

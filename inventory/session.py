@@ -51,7 +51,7 @@ def session_cart(request):
     """The session's active cart, or None (an inactive one is forgotten, with a message).
 
     An active cart past its maximum age (``settings.CART_MAX_AGE``) is
-    expired first (``Cart.objects.expire_past_max_age``) and treated as expired.
+    expired first (``Cart.expiry.expire_past_max_age``) and treated as expired.
 
     A pending cart (its payment under way, or interrupted by a crash) is
     kept in the session, with a message linking to the checkout's status
@@ -67,7 +67,7 @@ def session_cart(request):
             'Your payment is being confirmed. <a href="{}">See what became of it</a>.',
             reverse("orders:checkout_status")))
         return None
-    if cart.status == Cart.ACTIVE and Cart.objects.expire_past_max_age(cart.id, cart=cart):
+    if cart.status == Cart.ACTIVE and Cart.expiry.expire_past_max_age(cart.id, cart=cart):
         cart.status = Cart.EXPIRED
     if cart.status != Cart.ACTIVE:
         if cart.status in (Cart.EXPIRING, Cart.EXPIRED):

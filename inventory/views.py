@@ -101,7 +101,7 @@ def _add(request, sku, details, qty):
         cart_id = _new_cart(request)
     else:
         # A cart past its maximum age is expired here; the add below then finds it expired.
-        Cart.objects.expire_past_max_age(cart_id)
+        Cart.expiry.expire_past_max_age(cart_id)
     try:
         try:
             return Cart.objects.add_item(cart_id, sku, qty, details, settings.CART_MAX_LINE_QTY), cart_id

@@ -37,7 +37,7 @@ def make_tree():
     def build(spec, parent=None, made=None):
         made = {} if made is None else made
         for name, children in spec.items():
-            made[name] = Category.objects.create_category(name, parent=parent)
+            made[name] = Category.writes.create_category(name, parent=parent)
             build(children, made[name], made)
         return made
 

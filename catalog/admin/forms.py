@@ -160,7 +160,7 @@ class CategoryAdminForm(forms.ModelForm):
         parent = cleaned["parent"]
         if (parent.pk if parent else None) != self.instance.parent_id:
             try:
-                Category.objects.check_move(self.instance, parent)
+                Category.writes.check_move(self.instance, parent)
             except InvalidMove as error:
                 self.add_error("parent", str(error))
             except Category.DoesNotExist:
@@ -173,7 +173,7 @@ class CategoryMoveForm(forms.Form):
 
     ``node`` and ``target`` are category ids, cleaned to Category instances
     (one read for both); an unknown or malformed id is a form error. Whether
-    the move makes a cycle is ``Category.objects.move``'s to say.
+    the move makes a cycle is ``Category.writes.move``'s to say.
     """
 
     node = forms.CharField(max_length=24)

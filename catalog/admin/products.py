@@ -4,7 +4,7 @@ Categories: the changelist is the whole tree, indented, collapsible, with
 the products of each category and of its subtree, reordered and moved by
 drag and drop (``catalog/admin/tree.py``); it costs the same few round
 trips whatever the size of the tree. Every add,
-rename, slug change, move and delete goes through ``Category.objects``
+rename, slug change, move and delete goes through ``Category.writes``
 ("Category Hierarchy" use case), so the ancestors of every category stay right; what the manager
 refuses (a cycle, a taken slug, a delete of a category that is not empty)
 is a form error or an admin message, and changes nothing.
@@ -41,7 +41,7 @@ from inventory.models import Inventory
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    """The category tree, edited through ``Category.objects`` ("Category Hierarchy" use case's ancestor operations)."""
+    """The category tree, edited through ``Category.writes`` ("Category Hierarchy" use case's ancestor operations)."""
 
     form = CategoryAdminForm
     # The template draws the tree's rows itself (admin_tree.tree_rows, 20 times faster than
@@ -86,7 +86,7 @@ class CategoryAdmin(admin.ModelAdmin):
     # -- saving through the manager ----------------------------------------
 
     def save_model(self, request, obj, form, change):
-        """Add, rename (name or slug) and move through ``Category.objects``.
+        """Add, rename (name or slug) and move through ``Category.writes``.
 
         ``form`` has already asked the manager whether a move is allowed; a
         refusal the manager still raises here (another change in between)
@@ -95,11 +95,11 @@ class CategoryAdmin(admin.ModelAdmin):
         data = form.cleaned_data
         before = data.get("place_before")
         if not change:
-            created = Category.objects.create_category(
+            created = Category.writes.create_category(
                 data["name"], parent=data.get("parent"), slug=data.get("slug") or None
             )
             if before is not None:
-                Category.objects.move(created, before, "before")
+                Category.writes.move(created, before, "before")
             obj.pk, obj.slug, obj.parent_id, obj.ancestors = (
                 created.pk, created.slug, created.parent_id, created.ancestors,
             )
@@ -107,11 +107,11 @@ class CategoryAdmin(admin.ModelAdmin):
             return
         stored = Category.objects.get(pk=obj.pk)
         if "name" in form.changed_data or "slug" in form.changed_data:
-            Category.objects.rename(stored, data["name"], slug=data.get("slug") or None)
+            Category.writes.rename(stored, data["name"], slug=data.get("slug") or None)
         if before is not None:
-            Category.objects.move(stored, before, "before")
+            Category.writes.move(stored, before, "before")
         elif "parent" in form.changed_data:
-            Category.objects.move(stored, data.get("parent"))
+            Category.writes.move(stored, data.get("parent"))
         obj.ancestors = stored.ancestors
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
@@ -127,13 +127,13 @@ class CategoryAdmin(admin.ModelAdmin):
         protected = []
         for category in objs:
             try:
-                Category.objects.check_deletable(category)
+                Category.writes.check_deletable(category)
             except CategoryNotEmpty as error:
                 protected.append(str(error))
         return [str(c) for c in objs], {Category._meta.verbose_name_plural: len(objs)}, set(), protected
 
     def delete_model(self, request, obj):
-        Category.objects.delete_category(obj)
+        Category.writes.delete_category(obj)
 
 
 class CategoryFilter(admin.SimpleListFilter):

@@ -12,7 +12,7 @@ ancestors arrays:
   (one aggregation).
 * ``move_view``: ``POST <changelist>/move/`` with ``node``, ``target`` and
   ``where`` (``inside``, ``before``, ``after``), what the tree's script
-  sends when a row is dropped. It moves through ``Category.objects.move``
+  sends when a row is dropped. It moves through ``Category.writes.move``
   (cycle-safe), needs the change permission, is CSRF-protected by the admin
   site, and is recorded in the admin's history (LogEntry). Answers JSON:
   200 ``{"message"}``; 400 ``{"error"}`` for an unknown category, a bad
@@ -83,7 +83,7 @@ def product_counts(categories, category_lists):
     """``(own, subtree)``: two ``{category_id: number of products}`` dicts.
 
     ``categories`` are ``TreeNode``s (their ``ancestor_ids``); ``category_lists`` is
-    ``Product.objects.count_by_category_list()``. ``own`` counts the products
+    ``Product.reports.count_by_category_list()``. ``own`` counts the products
     listed in the category itself, ``subtree`` those listed in it or any
     descendant, each product once (as the storefront's category page counts
     them). No database access.
@@ -121,7 +121,7 @@ class CategoryChangeList(ChangeList):
 
     def get_results(self, request):
         nodes = Category.objects.tree_nodes()
-        own, subtree = product_counts(nodes, Product.objects.count_by_category_list())
+        own, subtree = product_counts(nodes, Product.reports.count_by_category_list())
         parents = {c.parent_id for c in nodes}
         full_count = len(nodes)
         matches = nodes
@@ -166,7 +166,7 @@ def move_view(model_admin, request):
         return JsonResponse({"error": f"Nothing was moved: {reasons}"}, status=400)
     node, target, where = form.cleaned_data["node"], form.cleaned_data["target"], form.cleaned_data["where"]
     try:
-        Category.objects.move(node, target, where)
+        Category.writes.move(node, target, where)
     except (CatalogError, Category.DoesNotExist) as error:
         return JsonResponse({"error": f"Nothing was moved: {error}"}, status=400)
     placed = {"inside": "into", "before": "before", "after": "after"}[where]

@@ -40,7 +40,7 @@ class CardList(Sequence):
     ``convert(document)`` (a ``Product``) the first time the list is iterated or indexed.
     ``variant_options`` (``{code: values}``, see ``matching_variant``): a card that shows one
     of its variants has it as ``shown_variant`` (a ``Variant`` with ``available``; a card of
-    ``ProductManager.card_from_document`` has None otherwise).
+    ``ListingManager.card_from_document`` has None otherwise).
     Slicing gives a ``CardList`` of the slice."""
 
     def __init__(self, documents, convert, variant_options=None):

@@ -10,7 +10,7 @@ SecantusDB a count decodes every product it matches (about 1.2 s for the
 count from here instead: one document.
 
 Every write that adds, removes or relists products (``Product.save`` and
-delete, ``Product.objects.sync``, ``Category.objects.move``) goes through
+delete, ``Product.writes.sync``, ``Category.writes.move``) goes through
 ``changing(category_ids)`` around its write:
 
 1. before: the categories are *marked*: ``writing`` + 1 and ``changed_at``

@@ -1,4 +1,4 @@
-"""``Product.objects``' facet counts: MongoDB's aggregation framework over a listing's products.
+"""``Product.facets`` (``FacetManager``): a listing's facet counts, MongoDB's aggregation framework over a listing's products.
 
 One aggregation gives every count of a listing's facets ("Product Catalog"
 use case; the ``$group`` of the aggregation framework, ``$facet`` and
@@ -23,6 +23,9 @@ inventory and cached for ``IN_STOCK_SECONDS`` only (``in_stock_count``).
 
 from django.conf import settings
 from django.core.cache import caches
+from django.db import models
+
+from core.mongo.collections import MongoCollectionMixin
 
 from catalog.store.cache import cache_key, cached, catalog_version
 from catalog.listings.facets import PRICE_BANDS
@@ -66,8 +69,11 @@ def _group_key(field):
     return "$" + field
 
 
-class FacetsMixin(FacetPartsMixin):
-    """Facet counts for ``ProductManager`` (needs ``read_collection``)."""
+class FacetManager(FacetPartsMixin, MongoCollectionMixin, models.Manager):
+    """``Product.facets``: the counts of a listing's facets, the sold-out SKUs its "in stock"
+    choice leaves out, and a category's counts kept per issue decade (``FacetPartsMixin``,
+    ``catalog/listings/facet_parts.py``: the same job, its own module). The storefront's
+    ``catalog.listings.facets.facet_panel`` is its caller."""
 
     def facet_counts(self, stages, fields, filters, scope):
         """The counts of a listing's facets: one aggregation, cached with the listing (``scope``:

@@ -124,7 +124,8 @@ def _stamp(key, tokens):
 
 
 class FacetPartsMixin:
-    """``category_facet_counts`` for ``ProductManager`` (needs ``read_collection``)."""
+    """A category's facet counts kept per issue decade, part of ``FacetManager``
+    (``Product.facets``; needs ``read_collection``)."""
 
     def category_facet_counts(self, category_id, fields):
         """The facet counts of the products listed in ``category_id`` without a choice, summed

@@ -11,7 +11,7 @@ if it had not been asked. A chosen value reaches the database only as a
 member of an ``$in`` list of known values (strings the listing's own
 products hold): never as a pattern or an operator.
 
-The counts come from ``ProductManager.facet_counts``
+The counts come from ``Product.facets.facet_counts``
 (``catalog/listings/facet_manager.py``); ``facet_panel`` puts the parsing, the
 counts and the listing's extra filters together for a view.
 """
@@ -223,7 +223,7 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     """The facets of a listing and its narrowed filters: ``(FacetPanel, stages)``.
 
     ``params`` is the request's QueryDict, ``stages`` the listing's
-    ``$match`` filters (a list), ``manager`` ``Product.objects``, ``scope``
+    ``$match`` filters (a list), ``manager`` ``Product.facets``, ``scope``
     the cache scope of its counts (``catalog.store.cache.facets_scope`` of a category
     page, ``listing_scope`` with a price range, a search's words); ``keep``
     the parameters the facet form carries along unchanged. The returned
@@ -231,7 +231,7 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     cold: the counts without a choice (one aggregation over the listing's
     products), with a choice one more, the SKUs sold out when "in stock"
     is chosen (one read, on every request: stock is never cached), or else the
-    in-stock count (``ProductManager.in_stock_count``: kept a few seconds).
+    in-stock count (``Product.facets.in_stock_count``: kept a few seconds).
     Warm: none, or the sold-out SKUs when "in stock" is chosen.
     """
     prefetch(scope)  # read with the product types' version, the request's first

@@ -1,7 +1,11 @@
-"""``Product.objects``' category listings: a page of a category's products in a sort, kept in
-two layers so that an edit re-reads what it changes and not the sort.
+"""``Product.listings`` (``ListingManager``): lists of product cards with their stock, for the
+storefront's pages: a category's listing, the "Product Catalog" use case's queries an index
+sorts (by genre, artist, actor; the deals), the home page's newest, and the cards that
+searches (``Product.search``) and hand-picked rows (``content``) read. The queries are built in
+``catalog/listings/query.py``.
 
-A page of a category's listing is cached twice (``catalog/store/cache.py``):
+A page of a category's listing is cached twice (``catalog/store/cache.py``), so that an
+edit re-reads what it changes and not the sort:
 
 - its *order*, the ids and prices of the page's products, which is what
   costs: the local server reads and sorts every product of the category
@@ -18,23 +22,35 @@ A page of a category's listing is cached twice (``catalog/store/cache.py``):
   from the order, warm or cold.
 
 Stock is never cached: each request reads the page's stock
-(``ProductManager.with_availability``).
+(``ListingManager.with_availability``).
 """
 
 import datetime
 
-from core import clock
+from django.conf import settings
+from django.db import models
 
-from catalog.store.cache import ISSUED, cached, category_scope, listing_scope, order_scope, prices_scope, shown_products
+from core import clock
+from core.mongo.collections import MongoCollectionMixin
+
+from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, listing_scope, order_scope,
+                                 prices_scope, savings_part_scope, savings_scope, shown_products)
 from catalog.listings.cards import CardList
-from catalog.listings.query import CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, ProductListing, category_match, page_hint
+from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
+from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
+                                    ProductListing, ProductQuery, category_match, page_hint)
+from catalog.listings.ranking import what_matched
+from catalog.products.variants import sellable_skus
 from catalog.store.siblings import catalog_model
+from inventory.models import Inventory
 
 #: The home page's newest products are looked for first among those issued this many days
-#: before now (``ProductManager.newest``).
+#: before now (``ListingManager.newest``).
 NEWEST_FIRST_WINDOW_DAYS = 90
 #: What a page's order keeps of each product: its id, and its price for the sorts by price.
 ORDER_FIELDS = {"_id": 1, "pricing.retail": 1}
+#: The largest ``pricing.pct_savings`` (whole percent).
+MOST_PCT_SAVINGS = 100
 
 
 def _retail(document):
@@ -52,9 +68,96 @@ def page_price_scope(category_ids):
     return shown
 
 
-class ListingsMixin:
-    """The category listings of ``ProductManager`` (needs ``read_collection``,
-    ``with_availability`` and ``card_from_document``)."""
+class ListingManager(MongoCollectionMixin, models.Manager):
+    """``Product.listings``: the storefront's lists of product cards (see the module
+    docstring). The listings it returns (``catalog/listings/query.py``) read their count and
+    pages through it."""
+
+    def with_availability(self, documents):
+        """``documents`` (product documents with ``sku``, and ``variants.sku`` for those that
+        have variants), each given ``available``: the units of the SKUs it sells available now
+        (int; a product with variants the sum over its variants, each of which gets its own
+        ``available``), or None without a stock record. The stock as pages show it
+        (``Inventory.objects.shown_many``: kept ``STOCK_SHOWN_SECONDS`` per SKU and forgotten
+        by every stock write; one read of the SKUs not kept, none for no documents).
+        Returns ``documents``."""
+        if not documents:
+            return documents
+        stock = Inventory.objects.shown_many(
+            [sku for d in documents for sku in sellable_skus(d["sku"], d.get("variants"))])
+        for document in documents:
+            variants = document.get("variants") or []
+            for variant in variants:
+                variant["available"] = stock.get(variant.get("sku"))
+            if variants:
+                known = [v["available"] for v in variants if v["available"] is not None]
+                document["available"] = sum(known) if known else None
+            else:
+                document["available"] = stock.get(document["sku"])
+        return documents
+
+    def card_from_document(self, document, fields=CARD_FIELD_NAMES):
+        """A Product from a document given its stock by ``with_availability``;
+        ``product.available`` is the SKU's available units (int) or None when it has no
+        stock record, and ``product.matched`` what a search matched
+        (``ranking.what_matched``); ``product.shown_variant`` None (a listing narrowed by a
+        variant attribute sets the variant its card shows: ``catalog.listings.cards.CardList``)."""
+        product = self.from_document(document, fields)
+        product.available = document.get("available")
+        product.shown_variant = None
+        if fields is None or "variants" in fields:
+            for variant, stored in zip(product.variants or (), document.get("variants") or ()):
+                variant.available = stored.get("available")
+        product.matched = what_matched(document)
+        return product
+
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
+        """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
+        listing's: ``catalog/store/cache.py``), then read the stock of its products (one read).
+        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
+        documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
+                           shown)
+        return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
+
+    def cards_by_sku(self, skus, scope):
+        """The card documents (``CARD_FIELDS``, without stock) of the products whose own SKUs
+        are ``skus`` (a list of str), in that order, those that exist: one read by the ``sku``
+        index when cold, cached under ``scope`` (the caller's: ``product_scope(skus)`` for a
+        hand-picked row). The caller reads the stock (``with_availability``)."""
+        skus = [str(s) for s in skus]
+        if not skus:
+            return []
+
+        def read():
+            found = {d["sku"]: d for d in self.read_collection.find({"sku": {"$in": skus}}, CARD_FIELDS)}
+            return [found[s] for s in skus if s in found]
+
+        return cached("cards-by-sku", tuple(skus), read, tuple(scope))
+
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None, variant_options=None):
+        """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
+        (one aggregation, cached under ``scope``, the listing's), then read the stock of the
+        items (one read). Returns ``(total, cards)``; ``variant_options``: the variant
+        attributes chosen (``{code: values}``), whose matching variant each card shows
+        (``catalog.listings.cards.CardList``)."""
+        def read():
+            result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
+            return (result["total"][0]["n"] if result["total"] else 0), result["items"]
+
+        total, documents = cached("counted_cards", pipeline, read, scope,
+                                  None if shown is None else lambda value: shown(value[1]))
+        return total, CardList(self.with_availability(documents), self.card_from_document, variant_options)
+
+    def count_matching(self, match, scope=(PRODUCTS,)):
+        """How many products match the filter ``match`` (one ``count_documents``, cached under
+        ``scope``, the listing's)."""
+        return cached("count", match, lambda: self.read_collection.count_documents(match), scope)
+
+    def explain_find(self, match, projection, sort=None):
+        """The server's ``explain`` (a dict) of the find of the first product of ``match``."""
+        cursor = self.read_collection.find(match, projection)
+        return (cursor.sort(sort) if sort else cursor).limit(1).explain()
+
 
     def listing_stages(self, category_ids, min_cents=None, max_cents=None):
         """The filters of a category page (``listing``'s, without facets) as a list of
@@ -190,3 +293,88 @@ class ListingsMixin:
         cold, then the stock of the cards (one read)."""
         return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
 
+    # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
+
+    def by_genre(self, genre, product_type=None):
+        """Products of type ``product_type`` (default ``settings.CATALOG_GENRE_TYPE``) in ``genre``.
+
+        The "Product Catalog" use case "Find albums by genre and sort by year produced", served by
+        the ``(type, details.genre, details.issue_date -1)`` index. Returns a
+        ``ProductQuery`` (count + one page: 2 round trips).
+        """
+        return ProductQuery(self, {
+            "type": str(product_type or settings.CATALOG_GENRE_TYPE),
+            "details.genre": str(genre),
+        }, SORTS["newest"])
+
+    def deals(self, min_pct_savings=0):
+        """Products saving more than ``min_pct_savings`` percent, biggest saving first.
+
+        The "Product Catalog" use case "Find products sorted by percentage discount descending",
+        served by the ``pricing.pct_savings`` index. Ties come in ``_id``
+        order. Returns a ``DealsListing``: counted and read per saving, so that a price
+        edit re-reads only the savings it changes (``catalog/store/cache.py``).
+        """
+        return DealsListing(self, int(min_pct_savings), MOST_PCT_SAVINGS)
+
+    def savings_counts(self, pcts):
+        """``{pct: products saving exactly pct percent}`` for the whole percents ``pcts``, each
+        cached under its ``savings:<pct>`` (bumped when a product's saving changes from or to
+        it; ``cache.cached_many``). A saving not cached is summed from its counts per issue
+        decade (``facet_parts.issue_part``), each cached under ``savings:<pct>:<part>``, so
+        that a price edit recounts one decade of each saving it changes (one count on the
+        ``pct_savings_issue_date`` index each)."""
+        def count(missing):
+            keys = [(pct, part) for pct in missing for part in PARTS]
+            found = cached_many("savings-part", keys, lambda key: savings_part_scope(key[0], [key[1]]),
+                                self._count_saving_parts, remember=False, keep=_held_savings)
+            totals = dict.fromkeys(missing, 0)
+            for (pct, _part), n in found.items():
+                totals[pct] += n
+            return totals
+
+        return cached_many("savings-count", [int(p) for p in pcts], lambda pct: savings_scope([pct]), count)
+
+    def _count_saving_parts(self, keys):
+        """``{(pct, part): products}`` of ``keys`` (``(saving, issue decade)`` pairs): a few
+        dated ones one count each, else one read of the issue dates of the savings named."""
+        if len(keys) <= MOST_PARTS_BY_RANGE and all(part != UNDATED for _pct, part in keys):
+            return {(pct, part): self.read_collection.count_documents(
+                {"pricing.pct_savings": pct, "details.issue_date": part_range(part)}) for pct, part in keys}
+        counts = dict.fromkeys(keys, 0)
+        pcts = sorted({pct for pct, _part in keys})
+        match = {"pricing.pct_savings": {"$gte": pcts[0], "$lte": pcts[-1]}}
+        for document in self.read_collection.find(match, {"pricing.pct_savings": 1, "details.issue_date": 1}):
+            key = (document["pricing"]["pct_savings"], issue_part((document.get("details") or {}).get("issue_date")))
+            if key in counts:
+                counts[key] += 1
+        return counts
+
+    def by_artist(self, artist):
+        """The albums and TV seasons of ``artist`` (exact name), newest first.
+
+        Served by the ``(details.artist, details.issue_date -1)`` index: only
+        albums and TV seasons have an artist, so no type is named (an ``$in``
+        of the two types made SecantusDB 0.7.0b3 scan). Returns a ``ProductQuery``.
+        (docs/local-server-differences.md: local-server difference 17)
+        """
+        return ProductQuery(self, {"details.artist": str(artist)}, SORTS["newest"])
+
+    def by_actor(self, actor):
+        """Products of type ``settings.CATALOG_ACTOR_TYPE`` starring ``actor`` (exact), newest first.
+
+        The "Product Catalog" use case "Find movies based on starring actor", served by the
+        ``(type, details.actor, details.issue_date -1)`` index. Returns a
+        ``ProductQuery``.
+        """
+        match = {"type": settings.CATALOG_ACTOR_TYPE, "details.actor": str(actor)}
+        return ProductQuery(self, match, SORTS["newest"])
+
+
+def _held_savings(counts):
+    """The keys of ``counts`` (``{(pct, part): products}``) of the savings some product holds:
+    the decades of a saving no product holds are not kept (a dozen cache entries each for
+    the savings from 31 to 100 percent that a catalog seldom has); a product that comes to
+    one has it read whole, a few products."""
+    held = {pct for (pct, _part), n in counts.items() if n}
+    return [key for key in counts if key[0] in held]

@@ -8,9 +8,9 @@ price filter (a kept count, and newest first a window of issue dates);
 and page in one aggregation). ``len()`` is the count, a slice is one
 page. The manager caches both by the catalog's version
 (``catalog/store/cache.py``) and reads the page's stock on every request
-(``ProductManager.with_availability``): stock is never cached.
+(``ListingManager.with_availability``): stock is never cached.
 
-Used by ``ProductManager`` (``catalog/products/manager.py``), search
+Used by ``Product.listings`` (``catalog/listings/manager.py``), search
 (``catalog/listings/search.py``) and the storefront views (the ``?sort=`` choices).
 """
 
@@ -34,11 +34,11 @@ DEFAULT_SORT = "newest"
 WINDOWED_FROM = 200
 
 #: What a product card shows: not the track lists; the variants (a few each), whose SKUs' stock
-#: the card sums (``ProductManager.with_availability``).
+#: the card sums (``ListingManager.with_availability``).
 CARD_FIELDS = {"sku": 1, "type": 1, "title": 1, "pricing": 1, "details.artist": 1,
                "details.genre": 1, "details.issue_date": 1, "image": 1, "variants": 1,
                "listed_in": 1}  # listed_in: which automatic offers cover the card (promotions.labels)
-#: The same as model fields (``ProductManager.card_from_document``).
+#: The same as model fields (``ListingManager.card_from_document``).
 CARD_FIELD_NAMES = {"sku", "type", "title", "pricing", "details", "image", "variants", "listed_in"}
 
 
@@ -198,12 +198,12 @@ class CountedListing(ProductQuery):
 
     ``total`` is the category's kept count (``ListingCount.objects.listed``),
     so the count matches no product. Its page is read in two layers, its
-    order (``order``: its scope and ``shown``, ``ProductManager.order_scope``)
-    and its cards (``ProductManager.ordered_cards``), so that an edit that
+    order (``order``: its scope and ``shown``, ``ListingManager.order_scope``)
+    and its cards (``ListingManager.ordered_cards``), so that an edit that
     does not move products across the page re-reads its cards and not the
     sort. Newest first (``newest_first``), a page of a category of more than
     ``WINDOWED_FROM`` products that ends before its last product takes its
-    order from a window of issue dates (``ProductManager.newest_page``),
+    order from a window of issue dates (``ListingManager.newest_page``),
     which examines about the page's products rather than the category's. Any
     other page's order is one aggregation (match, sort, skip, limit: the sort
     over every match, as ``ProductQuery``).
@@ -228,7 +228,7 @@ class DealsListing(ProductQuery):
     Read per saving rather than over every deal, which on the local server
     would read and sort them all (4 s for 97,000 of 100,000 products): the
     count is the sum of the products at each saving above the threshold
-    (``ProductManager.savings_counts``: one ``count_documents`` per saving,
+    (``ListingManager.savings_counts``: one ``count_documents`` per saving,
     each cached under its ``savings:<pct>``, so an edit re-counts the two
     savings it changes), and a page reads only the savings it spans (one
     aggregation over them, served by the ``pricing.pct_savings`` index),

@@ -3,7 +3,7 @@
 ``search_ranking`` adds aggregation stages after whatever ``$match`` selected
 the results (the ``keywords`` index): where a word of the query first matched gives ``rank``, title before
 artist before track before cast before anything else; ``what_matched``
-words it for the result card. Used by ``search.search_listing`` (``ProductManager.search``).
+words it for the result card. Used by ``search.search_listing`` (``SearchManager.search``).
 """
 
 import re

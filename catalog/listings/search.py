@@ -1,7 +1,7 @@
 """Product search: the words of a shopper's query matched against ``keywords``, ranked by
 where they matched, and search-as-you-type over title prefixes ("Product Catalog" use case's prefix pattern).
 
-``ProductManager.search`` and ``ProductManager.suggest`` call these
+``Product.search`` (``catalog/listings/search_manager.py``: ``search``, ``suggest``) calls these
 builders; the words come from ``catalog/products/keywords.py``, the ranking from
 ``catalog/listings/ranking.py``.
 """
@@ -44,7 +44,7 @@ def search_stages(text):
 
 def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT, refined=None,
                    variant_options=None):
-    """The products (of ``manager``, a ``ProductManager``) that have every word of ``text``
+    """The products (of ``manager``, ``Product.listings``) that have every word of ``text``
     among their keywords, sorted by ``SEARCH_SORTS[sort]`` (KeyError for another ``sort``).
 
     ``text`` is split into words (``search_words``): punctuation and

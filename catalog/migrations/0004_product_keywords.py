@@ -3,7 +3,7 @@ products already stored, and its multikey index (replacing the text index,
 which the local server does not have); and plain unique indexes on
 ``products.sku`` and ``categories.slug`` in place of Django's partial ones,
 which no query by SKU or slug could use (see ``core/mongo/schema.py``); the
-artist index without the type (``ProductManager.by_artist``)."""
+artist index without the type (``ListingManager.by_artist``)."""
 
 import django_mongodb_backend.fields
 from django.db import migrations, models

@@ -1,6 +1,6 @@
 """An index on (``pricing.pct_savings``, ``details.issue_date``): the deals are counted per
 saving and issue decade, so that a price edit recounts the products of one saving and one
-decade (``ProductManager.savings_counts``). Created with pymongo's create_index (this
+decade (``ListingManager.savings_counts``). Created with pymongo's create_index (this
 migration's own copy of its spec)."""
 
 from django.db import migrations

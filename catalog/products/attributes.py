@@ -18,7 +18,7 @@ Kinds and the values they store (after ``clean_details``):
   (an album's tracks: ``{number, title, composer, duration, price}``).
 
 Every write of a product goes through ``clean_details`` (``Product.save``,
-``Product.objects.sync``), so no write path stores a value of the wrong kind,
+``Product.writes.sync``), so no write path stores a value of the wrong kind,
 leaves out a required value or adds an attribute its type does not have.
 """
 

@@ -7,7 +7,7 @@ a multikey index (``keywords``). This is the classic pattern from before
 MongoDB had ``$text``, and it runs the same on every server: the local
 SecantusDB server has no text index, and a real MongoDB serves it from the
 (docs/local-server-differences.md: local-server differences 1 and 12)
-same index. ``save()``, ``ProductManager.sync()`` and migration ``0004`` keep
+same index. ``save()``, ``ProductWriteManager.sync()`` and migration ``0004`` keep
 the field in step with the product.
 """
 

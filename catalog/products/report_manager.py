@@ -22,6 +22,17 @@ PRICE_BANDS = [(500, "under $5"), (1000, "$5 to $9.99"), (2000, "$10 to $19.99")
 class CatalogReportManager(MongoCollectionMixin, models.Manager):
     """Reports over ``products`` for the staff."""
 
+    def count_by_category_list(self):
+        """``[(category ids, number of products listed in exactly those), ...]``: one aggregation.
+
+        Grouping on the whole ``categories`` array gives each distinct list
+        once, so the caller can count a product once per category *and* once
+        per ancestor (the admin tree's subtree counts), however many of its
+        categories share that ancestor.
+        """
+        pipeline = [{"$group": {"_id": "$categories", "n": {"$sum": 1}}}]
+        return [(row["_id"] or [], row["n"]) for row in self.read_collection.aggregate(pipeline)]
+
     def price_bands(self):
         """Products per retail price band (nested ``$cond``), and how many sell below list price
         (``$cmp`` of retail and list). Returns ``[{band, products, discounted}, ...]`` in band

@@ -1,7 +1,7 @@
 """Variants: the SKUs a product sells, each with its own price, stock and options.
 
 A product may hold ``variants: [{sku, options: {<variant attribute code>: value}, pricing}]``
-(prices in cents). The rules, kept by ``Product.save`` and ``Product.objects.sync``
+(prices in cents). The rules, kept by ``Product.save`` and ``Product.writes.sync``
 (``docs/collections.md``, products):
 
 - a product *without* variants sells its own SKU, as it always did;

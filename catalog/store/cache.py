@@ -72,7 +72,7 @@ The scopes (names of version documents):
 
 A stock change is no catalog write: stock is kept apart, per SKU, for
 ``STOCK_SHOWN_SECONDS`` and forgotten by every stock write (``inventory/shown.py``, read
-through ``ProductManager.with_availability``).
+through ``ListingManager.with_availability``).
 
 **Reading the versions costs one round trip per request**, lazily: the
 first cached read of a request reads, in one ``find({name: {$in: [...]}})``,

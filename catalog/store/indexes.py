@@ -28,7 +28,7 @@ _PRODUCT_INDEXES = [
         {"name": "type_genre_issue_date"},
     ),
     ([("pricing.pct_savings", ASCENDING)], {"name": "pct_savings"}),
-    # The deals' counts per saving and issue decade (``ProductManager.savings_counts``),
+    # The deals' counts per saving and issue decade (``ListingManager.savings_counts``),
     # migration 0014.
     ([("pricing.pct_savings", ASCENDING), ("details.issue_date", ASCENDING)], {"name": "pct_savings_issue_date"}),
     (
@@ -67,7 +67,7 @@ def facet_indexes():
     a document together, and ``listed_in`` is one). They follow the product types (data),
     so no migration makes them: ``ensure_indexes`` creates them (reads the types). With
     them, ``{"inventory": [qty]}``: the "in stock" facet reads the sold-out SKUs
-    (``ProductManager.sold_out_skus``: ``{qty: 0}``) on every request that chooses it,
+    (``FacetManager.sold_out_skus``: ``{qty: 0}``) on every request that chooses it,
     which without this index reads the whole inventory."""
     specs = []
     for facet in facet_fields():

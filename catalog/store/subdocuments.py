@@ -7,8 +7,8 @@ each an object key or, on a list, the element's index, and a subdocument is
 read by evaluating the path on the server and returning only its value.
 
 This module builds the queries; ``SubdocumentMixin.read_path``
-(``catalog/store/subdocument_reads.py``, mixed into ``CategoryManager`` and
-``ProductManager``) runs them. It reads the whole document with one ``find_one`` and a
+(``catalog/store/subdocument_reads.py``, mixed into the reads of ``Category.objects`` and
+``Product.objects``) runs them. It reads the whole document with one ``find_one`` and a
 subdocument with one aggregation: a ``$match`` on the
 document's key and one ``$project`` whose expression is a chain of nested
 ``$let``, one per step, each binding the key (``$getField``) or the element

@@ -29,15 +29,15 @@ The write paths, each through here:
 
 - ``Product.save`` (the admin's product form, the API, ``Product.objects.create``):
   ``prepare_product`` then ``products_changing``;
-- ``Product.objects.sync`` (the catalog loaders, imports, feeds) and
-  ``Product.objects.delete_all``: ``derive_product_fields`` and
+- ``Product.writes.sync`` (the catalog loaders, imports, feeds) and
+  ``Product.writes.delete_all``: ``derive_product_fields`` and
   ``products_changing`` / ``catalog_reset``;
 - ORM deletes of a product (the admin's delete, a queryset's delete): the
   signal receivers ``product_deleting`` / ``product_deleted``
   (``catalog/receivers.py``);
 - ``Category.objects`` create, create_many, rename, move, delete, delete_all:
-  ``categories_changed`` / ``catalog_reset``; ``Product.objects.relist_under``
-  (a move's relisting) runs inside ``Category.objects.move``;
+  ``categories_changed`` / ``catalog_reset``; ``Product.writes.relist_under``
+  (a move's relisting) runs inside ``Category.writes.move``;
 - ORM saves and deletes of a category (not the admin's, which uses the
   manager): ``category_saved`` from the receivers.
 
@@ -81,7 +81,7 @@ def clean_product(product):
     one place every product write path calls the types' validation from
     (``Product.clean_details``: ``catalog.products.attributes.clean_details``, one cached read of the
     type). Sets its normalised ``details``; raises ``django.core.exceptions.ValidationError``
-    and changes nothing when they do not fit the type. ``Product.objects.sync`` checks its
+    and changes nothing when they do not fit the type. ``Product.writes.sync`` checks its
     documents the same way (``ProductType.objects.clean_products``)."""
     product.details = product.clean_details()
     product._stored_codes = frozenset(product.details)  # what this save stores
@@ -279,7 +279,7 @@ def product_shown_changed(*documents):
 @contextlib.contextmanager
 def relisting(category_ids):
     """Around a write that relists products without changing them otherwise (a category's
-    move, ``Product.objects.relist_under``): the kept counts of ``category_ids`` marked before
+    move, ``Product.writes.relist_under``): the kept counts of ``category_ids`` marked before
     and recounted after (3 round trips). The move bumps the versions."""
     with _counts().changing(category_ids):
         yield
@@ -329,7 +329,7 @@ def categories_changed(changed=(), renamed=(), depths=(), relisted=()):
 
 def category_saved(category):
     """After an ORM save or delete of ``category`` (a path the shop's own code does not take:
-    the admin goes through ``Category.objects``): bumps it, its parent, every category below it
+    the admin goes through ``Category.writes``): bumps it, its parent, every category below it
     (one read) and the names below it."""
     below = [d["_id"] for d in catalog_model("Category").objects.collection.find(
         {"ancestors._id": category.pk}, {"_id": 1})]

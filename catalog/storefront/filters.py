@@ -13,7 +13,7 @@ from catalog.listings.search import MAX_SUGGEST_PREFIX
 
 
 class SearchForm(forms.Form):
-    """``?q=``: the words to search for (any text; see ``ProductManager.search``)."""
+    """``?q=``: the words to search for (any text; see ``SearchManager.search``)."""
 
     q = forms.CharField(label="Search", max_length=200, required=False, strip=True)
 

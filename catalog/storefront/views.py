@@ -25,7 +25,7 @@ def home(request):
         category.subcategories = [c for c in tree if c.parent_id == category.pk]
     return render(request, "catalog/home.html", {
         "top_categories": top,
-        "newest": Product.objects.newest(limit=8),
+        "newest": Product.listings.newest(limit=8),
     })
 
 
@@ -54,9 +54,9 @@ def category(request, slug):
         price_form = PriceRangeForm.normalized(min_cents, max_cents)
     # The counts without a price range change only with what they count (``faceted:``).
     facets, refined = facet_panel(
-        request.GET, Product.objects.listing_stages([node.pk], min_cents, max_cents), Product.objects,
+        request.GET, Product.listings.listing_stages([node.pk], min_cents, max_cents), Product.facets,
         scope=facets_scope([node.pk]) if min_cents is None and max_cents is None else listing_scope([node.pk]))
-    listing = Product.objects.listing(
+    listing = Product.listings.listing(
         [node.pk], sort=sort, page=number, per_page=per_page,
         min_cents=min_cents, max_cents=max_cents, refined=refined if facets.chosen else None,
         variant_options=facets.variant_options,
@@ -156,7 +156,7 @@ def genre(request, genre):
     product_type = request.GET.get("type", settings.CATALOG_GENRE_TYPE)
     if product_type != settings.CATALOG_GENRE_TYPE and ProductType.objects.by_name(product_type) is None:
         return render(request, "400.html", status=400)
-    return _product_list(request, Product.objects.by_genre(genre, product_type), {
+    return _product_list(request, Product.listings.by_genre(genre, product_type), {
         "heading": genre, "subheading": f"{product_type}s, newest first",
     }, not_found_if_empty=True)
 
@@ -169,7 +169,7 @@ def deals(request):
                       {"heading": "Deals", "form": form, "page": None, "is_deals": True},
                       status=400)
     threshold = form.threshold()
-    return _product_list(request, Product.objects.deals(threshold), {
+    return _product_list(request, Product.listings.deals(threshold), {
         "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
         "form": form, "is_deals": True,
     })
@@ -177,21 +177,21 @@ def deals(request):
 
 def artist(request, name):
     """``/artist/<name>/``: an artist's albums and TV seasons, newest first (404 for none)."""
-    return _product_list(request, Product.objects.by_artist(name), {
+    return _product_list(request, Product.listings.by_artist(name), {
         "heading": name, "subheading": "Newest first",
     }, not_found_if_empty=True)
 
 
 def actor(request, name):
     """``/actor/<name>/``: the films starring an actor, newest first (404 for none)."""
-    return _product_list(request, Product.objects.by_actor(name), {
+    return _product_list(request, Product.listings.by_actor(name), {
         "heading": name, "subheading": "Films, newest first",
     }, not_found_if_empty=True)
 
 
 def search(request):
     """``/search/?q=&sort=``: products matching the words of ``q`` (see
-    ``ProductManager.search``), best match first (``sort=relevance``) or ``newest``,
+    ``SearchManager.search``), best match first (``sort=relevance``) or ``newest``,
     ``price``, ``-price``; each says what matched; narrowed by facets as a category page.
 
     One round trip for the results (count and page in one aggregation) plus
@@ -209,15 +209,15 @@ def search(request):
     context = {"heading": f"Results for “{q}”" if q else "Search",
                "search_form": form, "search_query": q, "is_search": True,
                "sort": sort, "sort_labels": SEARCH_SORT_LABELS}
-    stages = Product.objects.search_stages(q)
+    stages = Product.search.search_stages(q)
     refined, variant_options = None, None
     if stages:
-        context["facets"], refined = facet_panel(request.GET, stages, Product.objects,
-                                                 scope=Product.objects.search_scope(q))
+        context["facets"], refined = facet_panel(request.GET, stages, Product.facets,
+                                                 scope=Product.search.search_scope(q))
         refined = refined if context["facets"].chosen else None
         variant_options = context["facets"].variant_options
-    results = Product.objects.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
-                                     sort=sort, refined=refined, variant_options=variant_options)
+    results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
+                                    sort=sort, refined=refined, variant_options=variant_options)
     return _product_list(request, results, context)
 
 
@@ -231,5 +231,5 @@ def suggest(request):
     q = form.cleaned_data["q"]
     return JsonResponse({"query": q, "suggestions": [
         {"title": p.title, "sku": p.sku, "url": p.get_absolute_url()}
-        for p in Product.objects.suggest(q)
+        for p in Product.search.suggest(q)
     ]})

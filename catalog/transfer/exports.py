@@ -114,8 +114,8 @@ def write_products(out, category=None, type_name=None, progress=None):
     writer.writeheader()
     attributes = _attributes(product_types)
     paths = {i: p for p, i in Category.objects.ids_by_path().items()}
-    match = Product.objects.export_match(category.pk if category is not None else None, type_name)
-    cursor = iter(Product.objects.for_export(match, batch_size=BATCH_SIZE))
+    match = Product.exports.export_match(category.pk if category is not None else None, type_name)
+    cursor = iter(Product.exports.for_export(match, batch_size=BATCH_SIZE))
     written = 0
     while batch := list(islice(cursor, BATCH_SIZE)):
         skus = [d["sku"] for d in batch] + [v["sku"] for d in batch for v in d.get("variants") or []]

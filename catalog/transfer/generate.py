@@ -13,8 +13,8 @@ in 1,000) and its number. Every ``VARIANT_EVERY``-th album is sold as CD and vin
 (``GEN-000007-CD``, ``GEN-000007-LP``: ``chinook.format_variants``). Each SKU sold gets
 ``stock`` units.
 
-Everything is written through the managers (``Category.objects.create_many``,
-``Product.objects.sync``, ``Inventory.objects.ensure_stock``), in batches,
+Everything is written through the managers (``Category.writes.create_many``,
+``Product.writes.sync``, ``Inventory.objects.ensure_stock``), in batches,
 so every invariant and the catalog's version hold as after any other import.
 The same ``seed`` makes the same catalog. (A later ``--carts`` or
 ``--events`` option of ``populatedb`` would add its own generator module to
@@ -42,7 +42,7 @@ GENRES = ["Rock", "Jazz", "Metal", "Alternative", "Latin", "Blues", "Classical",
 TOPS, MIDDLES_PER_TOP = 10, 9
 #: Every this many albums, one (album 7, 27, 47 ...) is sold as CD and vinyl variants.
 VARIANT_EVERY = 20
-#: Products written per ``Product.objects.sync`` call.
+#: Products written per ``Product.writes.sync`` call.
 BATCH = 1000
 #: The categories listing at least this many products get their facet counts kept at the end
 #: (the others are counted by their first cold request: a few milliseconds).
@@ -104,7 +104,7 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     category is counted once (``ListingCount.objects.recount_all``: one pass over
     every product), the epoch is bumped once (``writes.catalog_reset``: every cached
     read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
-    (``ProductManager.keep_facet_counts``: one read of each one's products), so that no
+    (``FacetManager.keep_facet_counts``: one read of each one's products), so that no
     shopper's first request counts a large category.
     ``progress``: called with the number of products written after each batch
     (a progress bar's ``update``), or None. Returns ``(categories created,
@@ -116,7 +116,7 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         raise ValueError("The numbers of products and units cannot be negative.")
     rng = random.Random(seed)
     nodes, leaves = category_nodes(categories)
-    Category.objects.create_many(nodes)
+    Category.writes.create_many(nodes)
     genre_of = {}
     for node in nodes:  # each leaf's genre: its top category's
         parent = node["parent"]
@@ -127,12 +127,12 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         for number in range(start, min(start + BATCH, products)):
             leaf = rng.choice(leaves)
             batch.append(make_product(number, leaf, genre_of[leaf], rng))
-        Product.objects.sync(batch, recount=False, bump=False)
+        Product.writes.sync(batch, recount=False, bump=False)
         Inventory.objects.ensure_stock([sku for p in batch for sku in p.sellable_skus], stock)
         if progress is not None:
             progress(len(batch))
     listed = ListingCount.objects.recount_all()  # once, not per batch: every product once
     catalog_reset()  # the versions: every cached read, once, not thousands a batch
-    Product.objects.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
+    Product.facets.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())
     return len(nodes), products

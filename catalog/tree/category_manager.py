@@ -4,7 +4,7 @@ Every category stores its ancestors root first, parent last, as ``{_id,
 slug, name}``, so that breadcrumbs come from one read and a subtree from
 one indexed query (``ancestors._id``). The reads are here; adding,
 renaming, moving and deleting (which keep every ``ancestors`` array and
-``position`` right) are ``CategoryWritesMixin``'s
+``position`` right) are ``Category.writes``
 (``catalog/tree/category_writes.py``). See ``docs/operations.md``
 ("Category Hierarchy" use case).
 
@@ -23,7 +23,6 @@ from catalog.store.cache import (NAVIGATION, TREE, cached, category_scope, hint,
                      prefetch, remember)
 from catalog.store.subdocument_reads import SubdocumentMixin
 from catalog.tree.nodes import TreeNode, in_tree_order, listed_in, sibling_key
-from catalog.tree.category_writes import CategoryWritesMixin
 
 # Fields a category page needs of the categories below the one shown.
 _TREE_FIELDS = {"name": 1, "slug": 1, "parent_id": 1, "position": 1}
@@ -38,7 +37,7 @@ def _above(document):
     return tuple(a["_id"] for a in document.get("ancestors") or [])
 
 
-class CategoryManager(CategoryWritesMixin, SubdocumentMixin, MongoCollectionMixin, models.Manager):
+class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
     """The "Category Hierarchy" use case's operations, root-first ancestors; the FoundationDB "Hierarchical Documents" recipe's reads by path."""
 
     def get_by_slug(self, slug):

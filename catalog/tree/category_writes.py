@@ -1,4 +1,5 @@
-"""The "Category Hierarchy" use case's changes to the category tree, as raw pymongo: add, rename, move, delete.
+"""``Category.writes`` (``CategoryWriteManager``): the "Category Hierarchy" use case's changes to
+the category tree, as raw pymongo: add, rename, move, delete.
 
 Each change ends with one more write, the bump of the versions of what it
 changed (``writes.categories_changed``, ``catalog/store/writes.py``):
@@ -9,15 +10,17 @@ trips each docstring counts leave that write out.
 
 Every write keeps each category's ``ancestors`` (root first, parent last,
 as ``{_id, slug, name}``) and its ``position`` among its siblings right.
-Mixed into ``CategoryManager`` (``catalog/tree/category_manager.py``), which
-holds the reads; the tree helpers that need no database are in
+The reads are ``Category.objects`` (``catalog/tree/category_manager.py``); the tree helpers that need no database are in
 ``catalog/tree/nodes.py``.
 """
 
 import re
 
+from django.db import models
 from pymongo import UpdateOne
 from pymongo.errors import DuplicateKeyError
+
+from core.mongo.collections import MongoCollectionMixin
 
 from catalog.exceptions import CatalogError, CategoryNotEmpty, InvalidMove, SlugTaken
 from catalog.store.ids import as_object_id
@@ -38,12 +41,8 @@ def _required_name(name):
     return name
 
 
-class CategoryWritesMixin:
-    """The "Category Hierarchy" use case's writes on the ``categories`` collection, for ``CategoryManager``.
-
-    Needs ``collection``, ``get_collection`` and ``from_document`` (from
-    ``MongoCollectionMixin``) and ``self.model`` (``Category``).
-    """
+class CategoryWriteManager(MongoCollectionMixin, models.Manager):
+    """``Category.writes``: the "Category Hierarchy" use case's writes on the ``categories`` collection."""
 
     def _free_slugs_and_position(self, name, slug, parent_id):
         """``(slugs, position)`` for a new category under ``parent_id`` (None: the top), in one read.
@@ -217,7 +216,7 @@ class CategoryWritesMixin:
         the ancestors of the category and every descendant and the positions
         of the new siblings in one ``bulk_write``: 4 round trips whatever the
         size of the subtree; then the products listed below it get their new
-        ``listed_in`` (``Product.objects.relist_under``: one read, and when
+        ``listed_in`` (``Product.writes.relist_under``: one read, and when
         there are any, one read of their categories and one ``bulk_write``, around which
         the categories above it, before and after, are marked and recounted:
         ``ListingCount.objects.changing``, one aggregation and 2 writes). A move before or after the category itself
@@ -284,7 +283,7 @@ class CategoryWritesMixin:
         above = {a["_id"] for a in node.get("ancestors", [])} | {a["_id"] for a in new_ancestors}
         try:
             self.collection.bulk_write(updates, ordered=False)
-            catalog_model("Product").objects.relist_under(node["_id"], above)
+            catalog_model("Product").writes.relist_under(node["_id"], above)
         finally:
             # The subtree's pages (ancestors, listings), those above it before and after (their
             # listings and children), the new parent's other children's order.

@@ -8,7 +8,7 @@ never touch MongoDB.
 
 from catalog.exceptions import InvalidMove
 
-#: Where ``CategoryManager.move`` puts a node relative to its target.
+#: Where ``CategoryWriteManager.move`` puts a node relative to its target.
 MOVE_INSIDE, MOVE_BEFORE, MOVE_AFTER = "inside", "before", "after"
 MOVE_PLACES = (MOVE_INSIDE, MOVE_BEFORE, MOVE_AFTER)
 

@@ -5,7 +5,7 @@ The format: a ``#`` header line (``# Google_Product_Taxonomy_Version:
 each parent listed with its own line. Each category keeps the file's ID in
 ``Category.taxonomy_id``, so that importing a newer file finds it again:
 a category whose name changed is renamed, one whose parent changed is moved
-(through ``Category.objects.rename`` / ``move``, which keep every
+(through ``Category.writes.rename`` / ``move``, which keep every
 ``ancestors`` array right), a new ID is created, and nothing is duplicated.
 Categories that are no longer in the file are left alone (products may be
 listed in them); the report counts them.
@@ -124,15 +124,15 @@ class TaxonomyImport:
         progress(self.unchanged)
         for start in range(0, len(self.creates), CREATE_BATCH):
             batch = self.creates[start:start + CREATE_BATCH]
-            Category.objects.create_many(batch)
+            Category.writes.create_many(batch)
             progress(len(batch))
         renamed = moved = 0
         for category, new_name, move, parent_id in self.updates:
             if new_name is not None:
-                Category.objects.rename(category, new_name)
+                Category.writes.rename(category, new_name)
                 renamed += 1
             if move:
-                Category.objects.move(category, parent_id)
+                Category.writes.move(category, parent_id)
                 moved += 1
             progress(1)
         return {"created": len(self.creates), "renamed": renamed, "moved": moved,

@@ -32,8 +32,6 @@ from core.mongo.collections import MongoCollectionMixin
 from core.mongo.writes import carries, write_once
 
 from ..exceptions import CartInactive, InadequateInventory, LineLimit, NotInCart, ReservationConflict, UnknownSku
-from .expiry import CartExpiry
-from .retention import CartRetention
 
 
 def _stock():
@@ -41,11 +39,12 @@ def _stock():
     return apps.get_model("inventory", "Inventory").objects
 
 
-class CartManager(CartExpiry, CartRetention, MongoCollectionMixin, models.Manager):
+class CartManager(MongoCollectionMixin, models.Manager):
     """The "Inventory Management" use case's cart operations on the ``carts`` collection (see the module docstring).
 
-    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) comes from ``expiry.CartExpiry``,
-    retention (``purge``) from ``retention.CartRetention``.
+    Expiry (``expire``, ``expire_cart``, ``reclaim_abandoned``) is ``Cart.expiry``
+    (``expiry.CartExpiryManager``), retention (``purge``) ``Cart.retention``
+    (``retention.CartRetentionManager``).
     """
 
     # -- reads ---------------------------------------------------------
@@ -192,7 +191,7 @@ class CartManager(CartExpiry, CartRetention, MongoCollectionMixin, models.Manage
         """
         if write():
             return True
-        if not self.reclaim_abandoned(sku):
+        if not self.model.expiry.reclaim_abandoned(sku):
             return False
         return write()
 

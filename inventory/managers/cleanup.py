@@ -1,8 +1,7 @@
 """Reservations a crash left behind: the "Inventory Management" use case's "Error Handling"
 (``cleanup_inventory``).
 
-``ReservationCleanup`` is mixed into ``InventoryManager`` (``Inventory.objects``):
-``cleanup`` settles the reservations a crash between a cart write and its inventory
+``Inventory.cleanup`` (``ReservationCleanupManager``): ``cleanup`` settles the reservations a crash between a cart write and its inventory
 write left behind. The source's bug fixed (docs/operations.md): cleanup keeps the
 carted entry apart from the cart. It never returns the reservation of a *complete*
 cart to stock: those units are sold, and the entry is only dropped. It writes only
@@ -12,9 +11,11 @@ cart to stock: those units are sold, and the entry is only dropped. It writes on
 import datetime
 
 from django.apps import apps
+from django.db import models
 from pymongo import UpdateOne
 
 from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from . import rules
 from .rules import LIVE_STATUSES, batched, return_entry
@@ -25,8 +26,8 @@ def _carts():
     return apps.get_model("inventory", "Cart").objects
 
 
-class ReservationCleanup:
-    """The "Inventory Management" use case's ``cleanup_inventory``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
+class ReservationCleanupManager(MongoCollectionMixin, models.Manager):
+    """``Inventory.cleanup``: the "Inventory Management" use case's ``cleanup_inventory`` (its ``collection`` is ``inventory``)."""
 
     def _stale_entries(self, threshold):
         """``(sku, entry)`` for every reservation made before ``threshold``, streamed (one read)."""

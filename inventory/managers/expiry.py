@@ -1,10 +1,10 @@
 """Carts that expire: the "Inventory Management" use case's "Returning Inventory from Timed-Out Carts".
 
-``CartExpiry`` is mixed into ``CartManager`` (``Cart.objects``): ``expire``
+``Cart.expiry`` (``CartExpiryManager``): ``expire``
 (``expire_carts``), ``expire_cart`` (staff), ``expire_past_max_age`` (a cart
 started more than ``CART_MAX_AGE`` ago) and ``reclaim_abandoned`` (an add short of
 stock first expires the idle carts holding that SKU). The carts are expired here;
-their reservations go back through ``Inventory.objects.return_reservations``.
+their reservations go back through ``Inventory.returns.return_reservations``.
 Which carts are live and the batch sizes are ``rules``'.
 """
 
@@ -13,8 +13,10 @@ import secrets
 
 from django.apps import apps
 from django.conf import settings
+from django.db import models
 
 from core import clock
+from core.mongo.collections import MongoCollectionMixin
 
 from . import rules
 from .rules import TAKEN_STATUSES, started
@@ -36,6 +38,11 @@ def _stock():
     return apps.get_model("inventory", "Inventory").objects
 
 
+def _returns():
+    """``Inventory.returns``, from the app registry (``inventory.models`` imports the managers)."""
+    return apps.get_model("inventory", "Inventory").returns
+
+
 def _runs():
     """``ExpiryRun.objects``, from the app registry (``inventory.models`` imports the managers)."""
     return apps.get_model("inventory", "ExpiryRun").objects
@@ -54,8 +61,8 @@ def past_max_age_filter(born_before, extra=None):
     return {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
 
 
-class CartExpiry:
-    """Expiry of carts, mixed into ``CartManager`` (its ``collection`` is ``carts``).
+class CartExpiryManager(MongoCollectionMixin, models.Manager):
+    """``Cart.expiry``: the expiry of carts (its ``collection`` is ``carts``).
 
     Every expiry is a *run* with a random id, in three steps:
 
@@ -69,7 +76,7 @@ class CartExpiry:
     3. one read streams the run's carts (``{status: 'expired',
        last_modified: stamp, expiry_run: run}``: an equality on both fields
        of the ``status_last_modified`` index), their reservations go back
-       grouped by SKU (``Inventory.objects.return_reservations``: a
+       grouped by SKU (``Inventory.returns.return_reservations``: a
        compare-and-set per SKU, so nothing is returned twice), and the run's
        document is deleted (``ExpiryRun.objects.finish``).
 
@@ -253,7 +260,7 @@ class CartExpiry:
         The carts are streamed (one read per run) and grouped by SKU,
         ``EXPIRY_CHUNK`` carts at a time (bounded memory); each chunk's
         reservations go back with one write per SKU
-        (``Inventory.objects.return_reservations``); then one delete forgets
+        (``Inventory.returns.return_reservations``); then one delete forgets
         the runs. ``progress(n)``, when given, is called after each chunk with
         its number of carts. Returns ``{'expired': n, 'returned': n}``.
         """
@@ -265,13 +272,13 @@ class CartExpiry:
                 by_sku.setdefault(line["sku"], set()).add(cart["_id"])
             carts += 1
             if carts == EXPIRY_CHUNK:
-                returned += _stock().return_reservations(by_sku)
+                returned += _returns().return_reservations(by_sku)
                 expired += carts
                 if progress is not None:
                     progress(carts)
                 by_sku, carts = {}, 0
         if carts:
-            returned += _stock().return_reservations(by_sku)
+            returned += _returns().return_reservations(by_sku)
             expired += carts
             if progress is not None:
                 progress(carts)

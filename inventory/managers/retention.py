@@ -1,4 +1,4 @@
-"""Retention: finished carts leave ``carts`` (``manage.py purge_carts``), mixed into ``Cart.objects``.
+"""Retention: finished carts leave ``carts`` (``manage.py purge_carts``): ``Cart.retention``.
 
 ``carts`` would otherwise keep every cart ever started, and every read or
 write that scans it (the local SecantusDB server scans more often than
@@ -14,6 +14,9 @@ unfinished payments, which ``reconcile_payments`` still reads).
 """
 
 from django.apps import apps
+from django.db import models
+
+from core.mongo.collections import MongoCollectionMixin
 
 from .rules import BATCH_SIZE, IDS_PER_READ, batched
 
@@ -21,8 +24,8 @@ from .rules import BATCH_SIZE, IDS_PER_READ, batched
 FINISHED_STATUSES = ("complete", "expired", "merged")
 
 
-class CartRetention:
-    """``purge``: delete the finished carts older than a threshold (see the module docstring)."""
+class CartRetentionManager(MongoCollectionMixin, models.Manager):
+    """``Cart.retention``: ``purge``, delete the finished carts older than a threshold (see the module docstring)."""
 
     def purge(self, threshold, keep=(), progress=None):
         """Delete the carts in a ``FINISHED_STATUSES`` status unchanged since before ``threshold``

@@ -1,4 +1,4 @@
-"""Expired carts' reservations back on the shelf, grouped by SKU (``Inventory.objects.return_reservations``).
+"""Expired carts' reservations back on the shelf, grouped by SKU (``Inventory.returns.return_reservations``).
 
 The "Inventory Management" use case "Returning Inventory from Timed-Out Carts" at scale: an expiry run
 of 100,000 carts over 300 SKUs used to send one conditional ``$pull`` per SKU
@@ -26,7 +26,10 @@ each write conditional on its own entry (``rules.return_entry``), so no
 unit is ever returned twice or lost, whatever runs beside it.
 """
 
+from django.db import models
 from pymongo import UpdateOne
+
+from core.mongo.collections import MongoCollectionMixin
 
 from ..shown import forgets
 from .rules import batched, return_entry
@@ -37,8 +40,8 @@ SKUS_PER_BATCH = 100
 ATTEMPTS = 3
 
 
-class ReservationReturns:
-    """``return_reservations``, mixed into ``InventoryManager`` (its ``collection`` is ``inventory``)."""
+class ReservationReturnManager(MongoCollectionMixin, models.Manager):
+    """``Inventory.returns``: ``return_reservations``, the expiry's returns (its ``collection`` is ``inventory``)."""
 
     @forgets(lambda by_sku: by_sku)
     def return_reservations(self, by_sku):

@@ -29,16 +29,15 @@ from core.mongo.writes import write_once
 
 from ..exceptions import StockError
 from ..shown import forgets, shown_available
-from .cleanup import ReservationCleanup
 from .rules import return_entry
-from .returns import ReservationReturns
 
 
-class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMixin, models.Manager):
+class InventoryManager(MongoCollectionMixin, models.Manager):
     """Stock of each SKU: the "Inventory Management" use case's ``inventory`` collection (see the module docstring).
 
-    ``cleanup`` (``cleanup_inventory``) comes from ``cleanup.ReservationCleanup``, the expiry's
-    ``return_reservations`` from ``returns.ReservationReturns``.
+    ``cleanup`` (``cleanup_inventory``) is ``Inventory.cleanup``
+    (``cleanup.ReservationCleanupManager``), the expiry's ``return_reservations``
+    ``Inventory.returns`` (``returns.ReservationReturnManager``).
     """
 
     # -- reads ---------------------------------------------------------
@@ -219,7 +218,7 @@ class InventoryManager(ReservationCleanup, ReservationReturns, MongoCollectionMi
 
         One read of the SKUs' documents; the SKUs without one get it in one unordered
         ``insert_many`` (``ensure_stock``'s form; the read is made 100 SKUs at a time: see
-        ``catalog.products.sku_writes.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
+        ``catalog.products.import_manager.SKUS_PER_READ``); each SKU whose ``qty`` differs goes
         through ``set_stock`` (a compare-and-set on ``qty``, so a shopper's reservation
         made meanwhile is kept, ``stocked`` moves by the difference, and the invariant
         ``qty + carted + sold = stocked`` holds). With ``dry_run`` nothing is written.

@@ -1,6 +1,6 @@
 """The category tree in the admin: changelist, add, rename, slug change, move, delete, refusals.
 
-Every save goes through ``Category.objects``; after each kind of save the
+Every save goes through ``Category.writes``; after each kind of save the
 ancestors of every category still follow the parent links (``wrong_ancestors``).
 """
 
@@ -254,7 +254,7 @@ def test_a_refusal_the_manager_raises_while_saving_is_a_message(admin_client, tr
     def taken(self, category, name, slug=None):
         raise SlugTaken(f"The slug {slug!r} is taken by another category.")
 
-    monkeypatch.setattr(type(Category.objects), "rename", taken)
+    monkeypatch.setattr(type(Category.writes), "rename", taken)
     response = admin_client.post(change_url(tree["Rock"]), form_data(tree["Rock"], slug="rocks"),
                                  follow=True)
     assert response.status_code == 200

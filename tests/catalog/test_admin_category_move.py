@@ -1,5 +1,5 @@
 """The admin tree's move endpoint (``POST /admin/catalog/category/move/``): what the tree's
-drag and drop sends. Moves through Category.objects.move, CSRF-protected, change permission
+drag and drop sends. Moves through Category.writes.move, CSRF-protected, change permission
 only, recorded in LogEntry; a refusal is a 400 with the reason and changes nothing."""
 
 import pytest

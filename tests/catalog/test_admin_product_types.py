@@ -155,10 +155,10 @@ def test_every_write_path_refuses_an_unknown_attribute_and_writes_nothing(shirt_
         product.save()
     assert caught.value.message_dict == {"flavour": ["'flavour' is not an attribute of this product type."]}
     with pytest.raises(ValidationError):
-        Product.objects.sync([product])
+        Product.writes.sync([product])
     product.type = "Spaceship"
     with pytest.raises(ValidationError) as caught:
-        Product.objects.sync([product])
+        Product.writes.sync([product])
     assert list(caught.value.message_dict) == ["type"]
     assert not Product.objects.filter(sku="TEE-2").exists()
 

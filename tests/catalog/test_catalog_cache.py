@@ -154,7 +154,7 @@ def test_edits_by_the_managers_in_another_process_show_on_the_next_request(shop)
     warm(reader)
     script = (
         "from catalog.models import Category, Product, Pricing\n"
-        "Category.objects.rename(Category.objects.get_by_slug('rock'), 'Hard Rock')\n"
+        "Category.writes.rename(Category.objects.get_by_slug('rock'), 'Hard Rock')\n"
         "p = Product.objects.get(sku='SKU-A')\n"
         "p.pricing = Pricing.from_prices(2000, 444)\n"
         "p.save()\n"
@@ -199,19 +199,19 @@ def test_every_catalog_write_bumps_a_version(shop):
         assert now != seen
         seen = now
 
-    jazz = Category.objects.create_category("Jazz", parent=shop["Music"])
+    jazz = Category.writes.create_category("Jazz", parent=shop["Music"])
     changed()
-    Category.objects.rename(jazz, "Cool Jazz")
+    Category.writes.rename(jazz, "Cool Jazz")
     changed()
-    Category.objects.move(jazz, shop["Video"])
+    Category.writes.move(jazz, shop["Video"])
     changed()
-    Category.objects.delete_category(jazz)
+    Category.writes.delete_category(jazz)
     changed()
     product = Product.objects.get(sku="SKU-A")
     product.title = "Changed"
     product.save()
     changed()
-    Product.objects.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
+    Product.writes.sync([Product(sku="SKU-S", type="Audio Album", title="Synced",
                                   pricing=product.pricing)])
     changed()
     product.delete()

@@ -333,5 +333,5 @@ def test_the_sold_out_skus_are_read_from_the_qty_index(shelf, made_facet_indexes
 
     Inventory.objects.set_stock("B", 0)
     with count_operations() as ops:
-        assert Product.objects.sold_out_skus() == ["B"]
+        assert Product.facets.sold_out_skus() == ["B"]
     assert documents_examined(ops, "inventory") == 1  # not the whole inventory

@@ -150,4 +150,4 @@ def test_imported_products_show_on_the_storefront(tree, tmp_path, client):
     assert page.status_code == 200 and "Blue Train Imported" in page.content.decode()
     listing = client.get(tree["Rock"].get_absolute_url())
     assert "Blue Train Imported" in listing.content.decode()
-    assert [p.sku for p in Product.objects.search("imported")] == ["IMP-00001"]
+    assert [p.sku for p in Product.search.search("imported")] == ["IMP-00001"]

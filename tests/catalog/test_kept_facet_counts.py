@@ -100,7 +100,7 @@ def test_a_moved_subtree_makes_the_categories_above_it_counted_again(make_tree):
     make_product("Film V", sku="V", type="Film", genre=["Drama"], actor=["Ada"], categories=[made["Video"].pk])
     for slug in ("/c/music/", "/c/rock/", "/c/video/"):
         cold(slug)  # kept
-    Category.objects.move(made["Punk"], made["Video"])
+    Category.writes.move(made["Punk"], made["Video"])
     caches["default"].clear()
     assert values(Client().get("/c/music/"), "genre") == {}
     assert values(Client().get("/c/rock/"), "genre") == {}
@@ -169,7 +169,7 @@ def test_a_write_of_more_scopes_than_the_limit_bumps_the_epoch_and_the_relisting
     settings.CATALOG_VERSIONS_BUMP_LIMIT = 3
     product = Product.objects.get(sku="A")
     product.details["genre"] = ["Soul"]
-    Product.objects.sync([product])
+    Product.writes.sync([product])
     after = {d["name"]: d["token"] for d in versions.find()}
     bumped = {name for name, token in after.items() if before.get(name) != token}
     listed = sorted(str(i) for i in Product.objects.get(sku="A").listed_in)

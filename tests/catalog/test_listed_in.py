@@ -1,6 +1,6 @@
 """``Product.listed_in``: a product's categories and all their ancestors, so that a category
-page's products are one equality. Kept by the ORM's save, ``Product.objects.sync``
-and ``Category.objects.move``; filled in for stored products by migration 0008."""
+page's products are one equality. Kept by the ORM's save, ``Product.writes.sync``
+and ``Category.writes.move``; filled in for stored products by migration 0008."""
 
 from django.test import Client
 
@@ -24,7 +24,7 @@ def test_save_lists_a_product_in_its_categories_and_their_ancestors(make_tree):
 
 def test_sync_lists_products_like_save(make_tree):
     tree = make_tree({"Music": {"Rock": {}}})
-    Product.objects.sync([Product(sku="S-1", type="Audio Album", title="Synced",
+    Product.writes.sync([Product(sku="S-1", type="Audio Album", title="Synced",
                                   categories=[tree["Rock"].pk],
                                   pricing=Pricing.from_prices(1000, 900))])
     assert stored_listed_in("S-1") == [tree["Music"].pk, tree["Rock"].pk]
@@ -36,7 +36,7 @@ def test_a_move_relists_the_products_below_and_keeps_their_other_categories(make
     make_product("Metal and Jazz", categories=[tree["Metal"].pk, tree["Jazz"].pk], sku="MJ")
     make_product("Jazz only", categories=[tree["Jazz"].pk], sku="J")
     with count_operations() as ops:
-        Category.objects.move(tree["Rock"], tree["Video"])
+        Category.writes.move(tree["Rock"], tree["Video"])
     # 3 reads and the tree's write as before; the products' category lists, their
     # categories' ancestors, one bulk write between the mark of the categories above
     # (before and after) and their recount (a read and a write); the version's bump.
@@ -65,7 +65,7 @@ def test_the_backfill_fills_products_stored_without_it(make_tree):
 def test_a_category_page_reads_its_subtree_as_one_equality(make_tree):
     tree = make_tree({"Music": {"Rock": {"Metal": {}}}})
     make_product("Deep", categories=[tree["Metal"].pk])
-    listing = Product.objects.listing([tree["Music"].pk])
+    listing = Product.listings.listing([tree["Music"].pk])
     assert listing.match == {"listed_in": tree["Music"].pk}
     assert listing.count() == 1
     scan = index_scan(listing.explain()["queryPlanner"]["winningPlan"])

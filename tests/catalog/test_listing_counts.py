@@ -55,20 +55,20 @@ def test_saves_syncs_moves_and_deletes_keep_every_count_exact(tree):
     first = make_product("One", categories=[metal.pk])
     make_product("Two", categories=[jazz.pk])
     assert [kept(c)["listed"] for c in (music, rock, metal, jazz)] == [2, 1, 1, 1]
-    Product.objects.sync([album("S-1", rock), album("S-2", video)])
+    Product.writes.sync([album("S-1", rock), album("S-2", video)])
     assert_kept_exactly(music, rock, metal, jazz, video)
     assert kept(rock)["listed"] == 2
     first.categories = [video.pk]  # moved by staff: it leaves Metal, Rock and Music
     first.save()
     assert_kept_exactly(music, rock, metal, video)
     assert kept(video)["listed"] == 2 and kept(metal)["listed"] == 0
-    Category.objects.move(rock, video)  # Rock (with S-1) goes under Video
+    Category.writes.move(rock, video)  # Rock (with S-1) goes under Video
     assert_kept_exactly(music, rock, video)
     assert kept(music)["listed"] == 1 and kept(video)["listed"] == 3
     Product.objects.get(sku="S-1").delete()
     assert_kept_exactly(rock, video)
     assert kept(video)["listed"] == 2
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     assert ListingCount.objects.collection.count_documents({}) == 0
 
 
@@ -83,7 +83,7 @@ def test_a_save_that_keeps_its_categories_does_not_recount(tree):
 def test_a_cold_category_page_counts_nothing_and_reads_a_window(tree):
     rock = tree["Rock"]
     listed = WINDOWED_FROM + 50
-    Product.objects.sync([album(f"W-{n:03d}", tree["Metal"], days_ago=3 * n) for n in range(listed)])
+    Product.writes.sync([album(f"W-{n:03d}", tree["Metal"], days_ago=3 * n) for n in range(listed)])
     Inventory.objects.ensure_stock([f"W-{n:03d}" for n in range(listed)], 5)
     with count_operations() as ops:
         response = Client().get("/c/rock/")
@@ -104,7 +104,7 @@ def test_a_windowed_page_is_the_plain_sort(tree, page):
     # Ties on the issue date, products older than the windows, undated ones last.
     albums = [album(f"P-{n:03d}", metal, days_ago=(n // 3) * 40) for n in range(WINDOWED_FROM + 30)]
     albums += [album(f"U-{n}", metal) for n in range(10)]
-    Product.objects.sync(albums)
+    Product.writes.sync(albums)
     sort = [("details.issue_date", -1), ("_id", 1)]
     plain = [d["sku"] for d in Product.objects.collection.find({"listed_in": metal.pk}, {"sku": 1}).sort(sort)]
     response = Client().get(f"/c/metal/?page={page}")
@@ -153,7 +153,7 @@ def test_concurrent_saves_and_moves_leave_every_count_exact(tree):
         made[index].save()
 
     run_together(*[lambda index=index: add(index) for index in range(4)],
-                 lambda: Category.objects.move(jazz, rock))  # Jazz (gaining products meanwhile) moves under Rock
+                 lambda: Category.writes.move(jazz, rock))  # Jazz (gaining products meanwhile) moves under Rock
     assert_kept_exactly(music, rock, metal, jazz)
     assert kept(music)["listed"] == 20
 

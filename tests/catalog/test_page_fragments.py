@@ -10,7 +10,7 @@ from django.test import Client, override_settings
 
 from analytics.models import Event
 from catalog.listings.cards import CardList
-from catalog.products.manager import ProductManager
+from catalog.listings.manager import ListingManager
 from catalog.models import CatalogVersion
 from inventory.models import Inventory
 from core.mongo.counter import count_operations
@@ -66,8 +66,8 @@ def test_a_warm_category_page_turns_no_document_into_a_product(shop, monkeypatch
     reader = Client()
     reader.get("/c/music/")
     made = []
-    convert = ProductManager.card_from_document
-    monkeypatch.setattr(ProductManager, "card_from_document",
+    convert = ListingManager.card_from_document
+    monkeypatch.setattr(ListingManager, "card_from_document",
                         lambda self, *args, **kwargs: made.append(1) or convert(self, *args, **kwargs))
     response = reader.get("/c/music/")
     assert "Alpha Album" in response.content.decode()

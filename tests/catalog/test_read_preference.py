@@ -53,12 +53,12 @@ def test_storefront_reads_use_the_read_preference(spy, make_tree):
     product = make_product("Kind of Blue", genre=["Jazz"], categories=[tree["Rock"].pk])
     spy.clear()
     Product.objects.get_by_sku(product.sku)
-    Product.objects.by_genre("Jazz").count()
-    Product.objects.suggest("kind")
-    Product.objects.newest()
+    Product.listings.by_genre("Jazz").count()
+    Product.search.suggest("kind")
+    Product.listings.newest()
     Category.objects.get_by_slug("rock")
     Category.objects.breadcrumbs("rock")
-    # newest() reads one window of issue dates or more (ProductManager.newest): each read,
+    # newest() reads one window of issue dates or more (ListingManager.newest): each read,
     # however many, asks for the read preference.
     assert len(spy) >= 6 and all(asked == ReadPreference.SECONDARY_PREFERRED for asked in spy)
 
@@ -76,8 +76,8 @@ def test_the_category_page_reads_with_the_read_preference(client, spy, make_tree
 def test_writes_and_the_reads_they_depend_on_use_the_primary(spy, make_tree):
     tree = make_tree({"Music": {}})
     spy.clear()
-    rock = Category.objects.create_category("Rock", parent=tree["Music"])
-    Category.objects.rename(rock, "Rock & Roll")
-    Category.objects.move(rock, None)
-    Product.objects.sync([])
+    rock = Category.writes.create_category("Rock", parent=tree["Music"])
+    Category.writes.rename(rock, "Rock & Roll")
+    Category.writes.move(rock, None)
+    Product.writes.sync([])
     assert spy == []

@@ -151,7 +151,7 @@ def test_a_product_edit_in_another_process_leaves_other_categories_warm(shop):
 def test_a_category_rename_cools_its_subtree_and_parent_only(shop):
     reader = Client()
     warm(reader)
-    Category.objects.rename(Category.objects.get_by_slug("metal"), "Heavy Metal")
+    Category.writes.rename(Category.objects.get_by_slug("metal"), "Heavy Metal")
     for url in ["/c/video/", "/c/jazz/", "/c/video/?sort=price"]:
         assert is_warm(reader, url), url
     # a product page's breadcrumbs follow any rename or move of the tree: one read of its
@@ -166,7 +166,7 @@ def test_a_category_rename_cools_its_subtree_and_parent_only(shop):
 def test_a_category_rename_at_the_top_renames_the_navigation(shop):
     reader = Client()
     warm(reader)
-    Category.objects.rename(shop["Video"], "Films")
+    Category.writes.rename(shop["Video"], "Films")
     assert [c.name for c in reader.get("/c/jazz/").context["top_categories"]] == ["Music", "Films"]
     assert "Films" in reader.get("/c/jazz/").content.decode()
 
@@ -174,7 +174,7 @@ def test_a_category_rename_at_the_top_renames_the_navigation(shop):
 def test_a_category_move_cools_the_moved_subtree_and_its_old_and_new_places(shop):
     reader = Client()
     warm(reader)
-    Category.objects.move(shop["Metal"], shop["Jazz"])
+    Category.writes.move(shop["Metal"], shop["Jazz"])
     assert is_warm(reader, "/c/video/")
     assert crumbs(reader.get("/c/doom/")) == ["Music", "Jazz", "Metal", "Doom"]
     assert reader.get("/c/rock/").context["page"].paginator.count == 0
@@ -185,7 +185,7 @@ def test_a_category_move_cools_the_moved_subtree_and_its_old_and_new_places(shop
 def test_a_new_category_shows_under_its_parent(shop):
     reader = Client()
     warm(reader)
-    Category.objects.create_category("Cool Jazz", parent=shop["Jazz"])
+    Category.writes.create_category("Cool Jazz", parent=shop["Jazz"])
     assert is_warm(reader, "/c/video/")
     assert [c.name for c in reader.get("/c/jazz/").context["subcategories"]] == ["Cool Jazz"]
 
@@ -193,9 +193,9 @@ def test_a_new_category_shows_under_its_parent(shop):
 def test_a_slug_taken_over_by_another_category_is_read_again(shop):
     reader = Client()
     warm(reader, ["/c/doom/"])
-    Category.objects.rename(Category.objects.get_by_slug("doom"), "Sludge", slug="sludge")
+    Category.writes.rename(Category.objects.get_by_slug("doom"), "Sludge", slug="sludge")
     assert reader.get("/c/doom/").status_code == 404
-    Category.objects.create_category("Doom", parent=shop["Jazz"])
+    Category.writes.create_category("Doom", parent=shop["Jazz"])
     assert crumbs(reader.get("/c/doom/")) == ["Music", "Jazz", "Doom"]
     assert crumbs(reader.get("/c/sludge/")) == ["Music", "Rock", "Metal", "Sludge"]
 
@@ -217,7 +217,7 @@ def test_a_price_feed_of_two_hundred_saves_leaves_an_unrelated_category_warm(sho
     rows = [Product(sku=f"FEED-{n:04d}", type="Audio Album", title=f"Feed {n}",
                     categories=[shop["Metal"].pk], pricing=Pricing.from_prices(1000, 900))
             for n in range(200)]
-    Product.objects.sync(rows)
+    Product.writes.sync(rows)
     reader = Client()
     warm(reader)
     for n, product in enumerate(Product.objects.filter(sku__startswith="FEED-")):
@@ -229,7 +229,7 @@ def test_a_price_feed_of_two_hundred_saves_leaves_an_unrelated_category_warm(sho
     # and as one feed through the loaders' sync
     for row in rows:
         row.pricing = Pricing.from_prices(1000, 777)
-    assert Product.objects.sync(rows)["updated"] == 200
+    assert Product.writes.sync(rows)["updated"] == 200
     assert is_warm(reader, "/c/video/")
     assert "$7.77" in reader.get("/c/metal/?sort=price").content.decode()
 
@@ -261,22 +261,22 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     assert bumped(retitled.save) == {
         *product_scope(["SKU-A"]), *cards_scope(listed), *order_scope(listed, "title"), PRODUCTS,
         *words_scope(["alpha", "album", "omega", "artist"])}
-    assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=metal), "M")) == {
+    assert bumped(lambda: Category.writes.rename(Category.objects.get(pk=metal), "M")) == {
         *category_scope([metal, rock]), *names_scope([metal]), TREE}
-    assert bumped(lambda: Category.objects.rename(Category.objects.get(pk=jazz), "J")) == {
+    assert bumped(lambda: Category.writes.rename(Category.objects.get(pk=jazz), "J")) == {
         *category_scope([jazz, music]), *names_scope([jazz]), TREE, NAVIGATION}
-    assert bumped(lambda: Category.objects.move(Category.objects.get(pk=doom), jazz)) == {
+    assert bumped(lambda: Category.writes.move(Category.objects.get(pk=doom), jazz)) == {
         *category_scope([doom, metal, rock, music, jazz]), *relisted_scope([metal, rock, music, jazz]), TREE}
     assert bumped(lambda: Product.objects.get(sku="SKU-J").delete()) == {
         *product_scope(["SKU-J"]), *category_scope([music, jazz]), *cards_scope([music, jazz]), PRODUCTS, ISSUED,
         *faceted_part_scope([music, jazz], [2020]),
         *words_scope(["blue", "train", "artist"]), *savings_scope([0]),
         *savings_part_scope(0, [2020])}
-    assert bumped(lambda: Category.objects.delete_category(Category.objects.get(pk=doom))) == {
+    assert bumped(lambda: Category.writes.delete_category(Category.objects.get(pk=doom))) == {
         *category_scope([doom, jazz]), TREE}
     assert bumped(lambda: Inventory.objects.set_stock("SKU-A", 3)) == set()
     epoch = CatalogVersion.objects.current()
-    Product.objects.delete_all()
+    Product.writes.delete_all()
     assert CatalogVersion.objects.current() != epoch  # a reset cools everything
     assert EPOCH == "catalog"
 

@@ -1,4 +1,4 @@
-"""Search: ``ProductManager.search``, the ``/search/`` page, the header search box,
+"""Search: ``SearchManager.search``, the ``/search/`` page, the header search box,
 prefix suggestions over ``title_lower``, and hostile queries."""
 
 import json
@@ -31,7 +31,7 @@ def albums():
 
 
 def found(text):
-    return sorted(p.title for p in Product.objects.search(text)[0:100])
+    return sorted(p.title for p in Product.search.search(text)[0:100])
 
 
 # -- what it finds -------------------------------------------------------------------
@@ -66,7 +66,7 @@ def test_search_needs_every_word(albums):
 
 def test_search_without_words_finds_nothing_and_costs_nothing(albums):
     with count_operations() as ops:
-        query = Product.objects.search("   ")
+        query = Product.search.search("   ")
         assert query.count() == 0 and list(query[0:24]) == []
     assert ops.total == 0
 
@@ -88,8 +88,8 @@ def test_operator_words_match_literally():
     # ("$where" would do too, but "where" is an English stop word for a server's $text.)
     song = make_product("The Regex Song")
     make_product("Irregex Blues")  # inside a word: not a match
-    assert [p.sku for p in Product.objects.search("$regex")[0:10]] == [song.sku]
-    assert [p.sku for p in Product.objects.search("{'$regex': '.*'}")[0:10]] == [song.sku]
+    assert [p.sku for p in Product.search.search("$regex")[0:10]] == [song.sku]
+    assert [p.sku for p in Product.search.search("{'$regex': '.*'}")[0:10]] == [song.sku]
     assert found('{"$ne": 1}') == []
 
 
@@ -166,7 +166,7 @@ def test_search_uses_the_keywords_index(albums):
     first = {"keywords": "zeppelin"}
     plan = str(get_collection("products").find(first).explain()["queryPlanner"]["winningPlan"])
     assert "IXSCAN" in plan and "keywords" in plan and "COLLSCAN" not in plan
-    assert Product.objects.search("zeppelin black").match == [first, {"keywords": "black"}]
+    assert Product.search.search("zeppelin black").match == [first, {"keywords": "black"}]
 
 
 def test_keywords_are_kept_on_save_and_by_sync(albums, chinook):
@@ -217,24 +217,24 @@ def test_fill_title_lower_sets_missing_values():
 
 def test_suggest_prefix_any_case(albums):
     make_product("Back to Black")
-    assert [p.title for p in Product.objects.suggest("BACK")] == ["Back in Black", "Back to Black"]
-    assert [p.title for p in Product.objects.suggest("back t")] == ["Back to Black"]
-    assert Product.objects.suggest("ack") == []  # a prefix, not a substring
-    assert Product.objects.suggest("   ") == []
+    assert [p.title for p in Product.search.suggest("BACK")] == ["Back in Black", "Back to Black"]
+    assert [p.title for p in Product.search.suggest("back t")] == ["Back to Black"]
+    assert Product.search.suggest("ack") == []  # a prefix, not a substring
+    assert Product.search.suggest("   ") == []
 
 
 @pytest.mark.parametrize("prefix", [".*", "(", "[", "\\", "$where", "^", "a|b", '{"$ne": 1}'])
 def test_suggest_is_escaped(prefix):
     make_product("Anything")
     literal = make_product(f"{prefix} literally")
-    assert [p.sku for p in Product.objects.suggest(prefix)] == [literal.sku]
+    assert [p.sku for p in Product.search.suggest(prefix)] == [literal.sku]
 
 
 def test_suggest_limit():
     for i in range(12):
         make_product(f"Rock {i:02d}")
-    assert len(Product.objects.suggest("rock")) == 8
-    assert len(Product.objects.suggest("rock", limit=3)) == 3
+    assert len(Product.search.suggest("rock")) == 8
+    assert len(Product.search.suggest("rock", limit=3)) == 3
 
 
 def test_suggest_endpoint(client, albums):

@@ -1,6 +1,6 @@
 """The "Product Catalog" use case's storefront queries: genre, deals, artist, actor, price range.
 
-Each as a ``ProductManager`` method (right products, right order) and as a
+Each as a ``Product.listings`` method (right products, right order) and as a
 page with a constant number of round trips.
 """
 
@@ -24,7 +24,7 @@ def test_by_genre_lists_the_genre_of_the_type_newest_first():
     new = make_product("New", genre=["Jazz", "Fusion"], year=1970, sku="J-NEW")
     make_product("Rock", genre=["Rock"], year=2000)
     make_product("Jazz film", type="Film", genre=["Jazz"], year=2001)
-    query = Product.objects.by_genre("Jazz")
+    query = Product.listings.by_genre("Jazz")
     assert query.count() == 2
     assert skus(query) == [new.sku, old.sku]
 
@@ -32,12 +32,12 @@ def test_by_genre_lists_the_genre_of_the_type_newest_first():
 def test_by_genre_of_another_type():
     film = make_product("Jazz film", type="Film", genre=["Jazz"], year=2001)
     make_product("Jazz album", genre=["Jazz"])
-    assert skus(Product.objects.by_genre("Jazz", "Film")) == [film.sku]
+    assert skus(Product.listings.by_genre("Jazz", "Film")) == [film.sku]
 
 
 def test_same_issue_date_comes_in_a_stable_order():
     made = sorted(make_product(f"A{i}", genre=["Pop"], year=2000).pk for i in range(5))
-    assert [p.pk for p in Product.objects.by_genre("Pop")[0:5]] == made
+    assert [p.pk for p in Product.listings.by_genre("Pop")[0:5]] == made
 
 
 def test_genre_page(client):
@@ -82,9 +82,9 @@ def test_deals_above_the_threshold_biggest_saving_first():
     small = make_product("Small", list_cents=1000, retail_cents=900)  # 10%
     big = make_product("Big", list_cents=1000, retail_cents=500)  # 50%
     mid = make_product("Mid", list_cents=1000, retail_cents=700)  # 30%
-    assert skus(Product.objects.deals(0)) == [big.sku, mid.sku, small.sku]
-    assert skus(Product.objects.deals(25)) == [big.sku, mid.sku]
-    assert skus(Product.objects.deals(30)) == [big.sku]  # more than, not equal
+    assert skus(Product.listings.deals(0)) == [big.sku, mid.sku, small.sku]
+    assert skus(Product.listings.deals(25)) == [big.sku, mid.sku]
+    assert skus(Product.listings.deals(30)) == [big.sku]  # more than, not equal
 
 
 def test_deals_page(client):
@@ -123,7 +123,7 @@ def test_by_artist_newest_first_albums_and_seasons_only():
     second = make_product("Second", artist="Miles Davis", year=1969)
     season = make_product("Season", type="TV Season", artist="Miles Davis", year=1980)
     make_product("Other", artist="John Coltrane", year=1965)
-    assert skus(Product.objects.by_artist("Miles Davis")) == [season.sku, second.sku, first.sku]
+    assert skus(Product.listings.by_artist("Miles Davis")) == [season.sku, second.sku, first.sku]
 
 
 def test_by_actor_newest_first():
@@ -131,8 +131,8 @@ def test_by_actor_newest_first():
     wick = make_product("John Wick", type="Film", actor=["Keanu Reeves", "Ian McShane"],
                         year=2014)
     make_product("Other", type="Film", actor=["Someone"], year=2020)
-    assert skus(Product.objects.by_actor("Keanu Reeves")) == [wick.sku, matrix.sku]
-    assert skus(Product.objects.by_actor("Ian McShane")) == [wick.sku]
+    assert skus(Product.listings.by_actor("Keanu Reeves")) == [wick.sku, matrix.sku]
+    assert skus(Product.listings.by_actor("Ian McShane")) == [wick.sku]
 
 
 def test_artist_and_actor_pages(client):
@@ -177,12 +177,12 @@ def priced(make_tree):
 def test_listing_in_a_price_range(priced):
     tree, products = priced
     ids = [tree["Music"].pk, tree["Rock"].pk]
-    listing = Product.objects.listing(ids, sort="price", min_cents=999, max_cents=1499)
+    listing = Product.listings.listing(ids, sort="price", min_cents=999, max_cents=1499)
     assert [p.sku for p in listing[0:24]] == [products[999].sku, products[1499].sku]
     assert listing.count() == 2
-    assert Product.objects.listing(ids, sort="price", max_cents=999).count() == 2
-    assert Product.objects.listing(ids, sort="price", min_cents=1000).count() == 2
-    assert Product.objects.listing(ids, sort="price").count() == 4
+    assert Product.listings.listing(ids, sort="price", max_cents=999).count() == 2
+    assert Product.listings.listing(ids, sort="price", min_cents=1000).count() == 2
+    assert Product.listings.listing(ids, sort="price").count() == 4
 
 
 def test_category_page_price_filter(client, priced):
@@ -221,10 +221,10 @@ def test_category_pagination_keeps_the_price_range(client, make_tree, settings):
 
 
 @pytest.mark.parametrize("make_query", [
-    lambda: Product.objects.by_genre("Jazz"),
-    lambda: Product.objects.deals(25),
-    lambda: Product.objects.by_artist("Miles Davis"),
-    lambda: Product.objects.by_actor("Keanu Reeves"),
+    lambda: Product.listings.by_genre("Jazz"),
+    lambda: Product.listings.deals(25),
+    lambda: Product.listings.by_artist("Miles Davis"),
+    lambda: Product.listings.by_actor("Keanu Reeves"),
 ])
 def test_queries_use_an_index(make_query, made_facet_indexes):
     make_product("Kind of Blue", artist="Miles Davis", genre=["Jazz"], list_cents=1000,
@@ -261,7 +261,7 @@ def test_newest_equals_the_sort_of_every_product_and_examines_the_window(march_2
     make_product("Future", year=2030, sku="FUTURE")
     make_product("Undated", year=None)
     with count_operations() as ops:
-        newest = [p.sku for p in Product.objects.newest(limit=8)]
+        newest = [p.sku for p in Product.listings.newest(limit=8)]
     assert newest == _plain_sort(8) == ["FUTURE", *sorted(p.sku for p in recent)[:7]]
     # the window of the last 90 days holds 9 products: those are read, not the 40
     assert documents_examined(ops, "products") == 9
@@ -271,5 +271,5 @@ def test_newest_of_a_small_catalog_lists_the_undated_last(march_2021):
     make_product("Undated", year=None, sku="UNDATED")
     make_product("Old", year=1999, sku="OLD")
     make_product("Older", year=1950, sku="OLDER")
-    assert [p.sku for p in Product.objects.newest(limit=8)] == _plain_sort(8) == [
+    assert [p.sku for p in Product.listings.newest(limit=8)] == _plain_sort(8) == [
         "OLD", "OLDER", "UNDATED"]

@@ -224,7 +224,7 @@ def venom():
 
 
 def test_search_ranks_title_then_artist_then_track(venom):
-    results = Product.objects.search("venom")[0:10]
+    results = Product.search.search("venom")[0:10]
     assert [p.title for p in results] == [
         "Venom Rising", "Alpha Hits", "Zed Songs", "Beta Film", "Plain"]
     assert [p.matched for p in results] == [
@@ -243,7 +243,7 @@ def test_search_page_says_what_matched_and_sorts_by_price(client, venom):
 
 def test_search_ranking_over_chinook(client, chinook):
     # "Inject The Venom" is a track of AC/DC's For Those About To Rock.
-    results = Product.objects.search("inject")[0:5]
+    results = Product.search.search("inject")[0:5]
     assert results[0].sku == SKU and results[0].matched == "track: Inject The Venom"
 
 
@@ -320,5 +320,5 @@ def test_search_ranks_by_the_whole_words_it_matched():
     # Found by the track's word "venom"; the title only has "Venomous", which the search
     # does not match, so the title must not rank it first.
     make_product("Venomous Hits", artist="Someone", tracks=["Venom"])
-    [result] = Product.objects.search("venom")[0:10]
+    [result] = Product.search.search("venom")[0:10]
     assert result.matched == "track: Venom"

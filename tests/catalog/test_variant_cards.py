@@ -280,6 +280,6 @@ def test_a_reload_of_the_products_keeps_the_variants_images(vinyl_with_its_image
                     details=vinyl_with_its_image.details, pricing=Pricing.from_prices(1299, 1299),
                     variants=[Variant(sku=v.sku, options=v.options, pricing=v.pricing)
                               for v in vinyl_with_its_image.variants])
-    Product.objects.sync([fresh])
+    Product.writes.sync([fresh])
     assert [v.image for v in Product.objects.get_by_sku("LTBR").variants] == [
         "", vinyl_with_its_image.variants[1].image, ""]

@@ -55,7 +55,7 @@ def test_expire_takes_a_recently_touched_cart_past_its_maximum_age(two_carts, se
     old, young = two_carts
     make_old(old, DAY + 60)
     make_old(young, DAY - 60)
-    assert Cart.objects.expire(30 * 60) == {"expired": 1, "returned": 1}
+    assert Cart.expiry.expire(30 * 60) == {"expired": 1, "returned": 1}
     assert cart_doc(old)["status"] == "expired" and cart_doc(young)["status"] == "active"
     assert inventory("A")["qty"] == 7 and [e["cart_id"] for e in inventory("A")["carted"]] == [young]
     assert_invariant()
@@ -65,7 +65,7 @@ def test_a_pending_cart_past_its_maximum_age_is_left_to_reconcile_payments(two_c
     old, _ = two_carts
     make_old(old, DAY * 2)
     assert Cart.objects.lock_for_checkout(old, "k" * 24) is not None
-    assert Cart.objects.expire(30 * 60, max_age=DAY) == {"expired": 0, "returned": 0}
+    assert Cart.expiry.expire(30 * 60, max_age=DAY) == {"expired": 0, "returned": 0}
     assert cart_doc(old)["status"] == "pending"
 
 
@@ -85,7 +85,7 @@ def test_carts_without_a_creation_time_count_from_their_last_modified(two_carts)
     make_undated(old, 2 * 3600)  # idle 2 h: older than the 1 h maximum by its last_modified
     make_undated(young, 60)
     young_touched = cart_doc(young)["last_modified"]
-    assert Cart.objects.expire(DAY, max_age=3600) == {"expired": 1, "returned": 1}
+    assert Cart.expiry.expire(DAY, max_age=3600) == {"expired": 1, "returned": 1}
     assert cart_doc(old)["status"] == "expired"
     # Dated from its last touch: it expires an hour after that however often it is touched.
     assert cart_doc(young)["status"] == "active" and cart_doc(young)["created_at"] == young_touched
@@ -93,7 +93,7 @@ def test_carts_without_a_creation_time_count_from_their_last_modified(two_carts)
     assert cart_doc(young)["created_at"] == young_touched
     Cart.objects.collection.update_one({"_id": young}, {"$set": {
         "created_at": young_touched - datetime.timedelta(seconds=3600)}})
-    assert Cart.objects.expire(DAY, max_age=3600) == {"expired": 1, "returned": 1}
+    assert Cart.expiry.expire(DAY, max_age=3600) == {"expired": 1, "returned": 1}
     assert inventory("A")["qty"] == 10
     assert_invariant()
 
@@ -103,8 +103,8 @@ def test_an_undated_cart_is_judged_by_its_last_modified_at_an_add(two_carts, set
     old, young = two_carts
     make_undated(old, 2 * 3600)
     make_undated(young, 60)
-    assert Cart.objects.expire_past_max_age(young) is False
-    assert Cart.objects.expire_past_max_age(old) is True
+    assert Cart.expiry.expire_past_max_age(young) is False
+    assert Cart.expiry.expire_past_max_age(old) is True
     assert cart_doc(old)["status"] == "expired" and cart_doc(young)["status"] == "active"
     assert inventory("A")["qty"] == 7
 

@@ -96,7 +96,7 @@ def test_an_inactive_guest_cart_leaves_the_account_cart_alone():
     stock("A", 5)
     mine = user_cart(("A", 1))
     guest = guest_cart(("A", 1))
-    Cart.objects.expire_cart(guest.id)
+    Cart.expiry.expire_cart(guest.id)
     result = merge_guest_cart(guest.id, USER, MAX)
     assert (result.cart_id, result.count) == (mine.id, 1)
     assert lines(mine.id) == {"A": 1}

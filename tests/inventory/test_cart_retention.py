@@ -44,7 +44,7 @@ def checked_out(sku="A", qty=2):
 def expired_cart(sku="A"):
     cart = Cart.objects.create_cart()
     add(cart.id, sku, 1)
-    Cart.objects.expire_cart(cart.id)
+    Cart.expiry.expire_cart(cart.id)
     assert cart_doc(cart.id)["status"] == "expired"
     return cart
 

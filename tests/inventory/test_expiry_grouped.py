@@ -30,7 +30,7 @@ def test_expiry_writes_grow_with_the_skus_touched_not_the_carts():
         fill(carts)
         age_carts(120)
         with count_operations() as ops:
-            assert Cart.objects.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
+            assert Cart.expiry.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
         # the undated carts dated (one update_many), the unfinished runs (one read), the run
         # recorded, the carts expired (one update_many for the idle, one for those too old),
         # the carts (one read), the SKUs' documents (one read), one bulk_write with one update
@@ -51,7 +51,7 @@ def test_expiry_writes_one_update_per_sku_holding_reservations():
     fill(2, skus=["C"])
     age_carts(120)
     with count_operations() as ops:
-        assert Cart.objects.expire(60) == {"expired": 5, "returned": 8}
+        assert Cart.expiry.expire(60) == {"expired": 5, "returned": 8}
     assert ops.write_statements == 5 + 3  # the run's 5 (carts: 3, runs: 2), then A, B, C; not D
     assert [inventory(s)["qty"] for s in "ABCD"] == [10, 10, 10, 10]
 
@@ -74,7 +74,7 @@ def test_a_shopper_changing_a_sku_between_the_read_and_the_write_loses_nothing(m
         return real.__func__(self, requests, **kwargs)
 
     monkeypatch.setattr(type(Inventory.objects.collection), "bulk_write", bulk_write)
-    assert Cart.objects.expire(60) == {"expired": 3, "returned": 6}
+    assert Cart.expiry.expire(60) == {"expired": 3, "returned": 6}
     monkeypatch.undo()
     assert calls == [2, 1]  # A lost its race and was written again, alone
     assert inventory("A")["qty"] == 7 and [e["cart_id"] for e in inventory("A")["carted"]] == [shopper.id]
@@ -99,7 +99,7 @@ def test_a_sku_that_keeps_changing_goes_back_entry_by_entry(monkeypatch):
         return real.__func__(self, requests, **kwargs)
 
     monkeypatch.setattr(type(Inventory.objects.collection), "bulk_write", bulk_write)
-    assert Cart.objects.expire(60) == {"expired": 2, "returned": 2}
+    assert Cart.expiry.expire(60) == {"expired": 2, "returned": 2}
     monkeypatch.undo()
     assert calls == [1] * returns.ATTEMPTS + [2]  # then one conditional write per entry
     assert inventory("A")["qty"] == 20 - returns.ATTEMPTS
@@ -134,7 +134,7 @@ def test_an_idle_cart_from_before_created_at_is_written_once_not_dated_then_expi
         age_carts(120)
         _undate_carts()
         with count_operations() as ops:
-            assert Cart.objects.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
+            assert Cart.expiry.expire(60) == {"expired": carts, "returned": carts * len(SKUS)}
         counts[carts] = (ops.total, ops.writes, ops.modified.get("carts", 0))
         assert all(inventory(sku)["carted"] == [] and inventory(sku)["qty"] == 100 for sku in SKUS)
         assert_invariant()
@@ -154,7 +154,7 @@ def test_a_live_undated_cart_is_still_dated_and_a_too_old_one_expired():
     # the too-old cart: touched now, but created (and so dated) long ago
     Cart.objects.collection.update_one({"_id": old}, {"$set": {"last_modified": clock_now(),
                                                               "created_at": clock_now() - timedelta(days=30)}})
-    assert Cart.objects.expire(60, max_age=7 * 24 * 3600) == {"expired": 2, "returned": 2}
+    assert Cart.expiry.expire(60, max_age=7 * 24 * 3600) == {"expired": 2, "returned": 2}
     statuses = {c["_id"]: (c["status"], "created_at" in c) for c in Cart.objects.collection.find()}
     assert statuses[idle][0] == statuses[old][0] == "expired"
     assert statuses[live] == ("active", True)

@@ -54,7 +54,7 @@ def test_each_cart_is_written_once_straight_to_expired():
     age_carts(120)
     Cart.objects.collection.update_many({"_id": {"$in": fresh}}, {"$currentDate": {"last_modified": True}})
     with count_operations() as ops:
-        assert Cart.objects.expire(60) == {"expired": 5, "returned": 15}
+        assert Cart.expiry.expire(60) == {"expired": 5, "returned": 15}
     cart_writes = [n for (collection, op), n in zip(ops.operations, ops.statements)
                    if collection == "carts" and op in ("update", "findAndModify")]
     # One update_many each: the idle carts, date the undated carts left (none here), the carts
@@ -77,13 +77,13 @@ def test_a_run_crashed_at_any_step_is_finished_by_the_next(monkeypatch, step):
     carts = fill(4)
     age_carts(120)
     if step == "before its carts are written":
-        crash_on_first(monkeypatch, Cart.objects, "_mark")
+        crash_on_first(monkeypatch, Cart.expiry, "_mark")
     elif step == "while the undated carts are dated":
         # Carts from before created_at was kept; the idle ones are expired before the dating.
         Cart.objects.collection.update_many({}, {"$unset": {"created_at": ""}})
-        crash_on_first(monkeypatch, Cart.objects, "date_undated")
+        crash_on_first(monkeypatch, Cart.expiry, "date_undated")
     elif step == "after its carts are written":
-        crash_on_first(monkeypatch, Inventory.objects, "return_reservations")
+        crash_on_first(monkeypatch, Inventory.returns, "return_reservations")
     elif step == "while the stock goes back":
         def crash():
             raise Crash("bulk_write")
@@ -91,7 +91,7 @@ def test_a_run_crashed_at_any_step_is_finished_by_the_next(monkeypatch, step):
     else:
         crash_on_first(monkeypatch, ExpiryRun.objects, "finish")
     with pytest.raises(Crash):
-        Cart.objects.expire(60)
+        Cart.expiry.expire(60)
     monkeypatch.undo()
     crashed = ExpiryRun.objects.unfinished()
     assert len(crashed) == 1  # the run is recorded as unfinished whatever the step
@@ -99,7 +99,7 @@ def test_a_run_crashed_at_any_step_is_finished_by_the_next(monkeypatch, step):
     assert statuses == ({"active"} if step == "before its carts are written" else {"expired"})
     stock_back = step == "before the run is forgotten"
     assert all_back() == stock_back
-    report = Cart.objects.expire(60)
+    report = Cart.expiry.expire(60)
     assert report == {"expired": 4, "returned": 0 if stock_back else 12}
     assert {cart_doc(c)["status"] for c in carts} == {"expired"}
     assert all_back()
@@ -112,15 +112,15 @@ def test_a_crashed_run_with_a_shorter_timeout_is_finished_by_a_run_with_a_longer
         stock(sku, 10)
     carts = fill(2)
     age_carts(120)
-    crash_on_first(monkeypatch, Cart.objects, "_mark")
+    crash_on_first(monkeypatch, Cart.expiry, "_mark")
     with pytest.raises(Crash):
-        Cart.objects.expire(60)
+        Cart.expiry.expire(60)
     monkeypatch.undo()
     paying = carts[1]
     Cart.objects.collection.update_one({"_id": paying}, {"$set": {"status": "pending"}})
     # A run with a one-hour timeout would take none of these carts; the crashed one's terms do,
     # but never a pending cart.
-    assert Cart.objects.expire(3600) == {"expired": 1, "returned": 3}
+    assert Cart.expiry.expire(3600) == {"expired": 1, "returned": 3}
     assert cart_doc(carts[0])["status"] == "expired" and cart_doc(paying)["status"] == "pending"
     assert ExpiryRun.objects.unfinished() == []
     assert inventory("A")["qty"] == 9
@@ -131,12 +131,12 @@ def test_a_crashed_staff_expiry_is_finished_for_its_cart_only(monkeypatch):
     for sku in SKUS:
         stock(sku, 10)
     target, other = fill(2)  # both fresh
-    crash_on_first(monkeypatch, Inventory.objects, "return_reservations")
+    crash_on_first(monkeypatch, Inventory.returns, "return_reservations")
     with pytest.raises(Crash):
-        Cart.objects.expire_cart(target)
+        Cart.expiry.expire_cart(target)
     monkeypatch.undo()
     assert cart_doc(target)["status"] == "expired"
-    assert Cart.objects.expire(3600) == {"expired": 1, "returned": 3}
+    assert Cart.expiry.expire(3600) == {"expired": 1, "returned": 3}
     assert cart_doc(other)["status"] == "active"
     assert inventory("A")["qty"] == 9 and [e["cart_id"] for e in inventory("A")["carted"]] == [other]
     assert ExpiryRun.objects.unfinished() == []
@@ -150,7 +150,7 @@ def test_a_cart_left_expiring_by_an_earlier_version_is_finished():
     (cart,) = fill(1)
     age_carts(120)
     Cart.objects.collection.update_one({"_id": cart}, {"$set": {"status": "expiring", "expiry_run": "old"}})
-    assert Cart.objects.expire(60) == {"expired": 1, "returned": 3}
+    assert Cart.expiry.expire(60) == {"expired": 1, "returned": 3}
     assert cart_doc(cart)["status"] == "expired"
     assert all_back()
     assert_invariant()
@@ -166,10 +166,10 @@ def test_a_run_adopted_while_it_is_still_going_returns_nothing_twice(monkeypatch
     second = {}
 
     def run_two():
-        second["report"] = Cart.objects.expire(60)
+        second["report"] = Cart.expiry.expire(60)
 
     if pause == "before its carts are written":
-        real = Cart.objects._mark
+        real = Cart.expiry._mark
         calls = []
 
         def mark(run):
@@ -178,10 +178,10 @@ def test_a_run_adopted_while_it_is_still_going_returns_nothing_twice(monkeypatch
                 run_two()
             return real(run)
 
-        monkeypatch.setattr(Cart.objects, "_mark", mark)
+        monkeypatch.setattr(Cart.expiry, "_mark", mark)
     else:
         hook_inventory(monkeypatch, "find", run_two)  # run 1's read of the SKUs
-    first = Cart.objects.expire(60)
+    first = Cart.expiry.expire(60)
     monkeypatch.undo()
     assert second["report"]["expired"] == 3 and second["report"]["returned"] == 9
     assert first["returned"] == 0
@@ -210,7 +210,7 @@ def test_expiry_streams_the_carts_of_a_large_run_in_chunks(monkeypatch):
     fill(10)
     age_carts(120)
     seen = []
-    assert Cart.objects.expire(60, progress=seen.append) == {"expired": 10, "returned": 30}
+    assert Cart.expiry.expire(60, progress=seen.append) == {"expired": 10, "returned": 30}
     assert seen == [4, 4, 2]
     assert all_back(qty=20)
 
@@ -258,7 +258,7 @@ def test_expire_carts_killed_with_kill_9_is_finished_by_the_next_run():
         process.wait(timeout=60)
     assert process.returncode == -signal.SIGKILL, process.stderr.read()  # killed mid-run, not finished
     assert len(ExpiryRun.objects.unfinished()) == 1
-    assert Cart.objects.expire(60)["expired"] == 4000
+    assert Cart.expiry.expire(60)["expired"] == 4000
     assert Cart.objects.collection.count_documents({"status": "expired"}) == 4000
     assert all(inventory(sku)["qty"] == inventory(sku)["stocked"] and inventory(sku)["carted"] == [] for sku in skus)
     assert ExpiryRun.objects.unfinished() == []

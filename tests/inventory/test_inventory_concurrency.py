@@ -117,8 +117,8 @@ def test_mixed_add_change_remove_checkout_and_expire_keep_the_invariant():
 
     def operator(index):
         while not stop.is_set():
-            Cart.objects.expire(0)
-            Inventory.objects.cleanup(0)
+            Cart.expiry.expire(0)
+            Inventory.cleanup.cleanup(0)
 
     workers = [threading.Thread(target=operator, args=(0,))]
     errors = []
@@ -143,9 +143,9 @@ def test_mixed_add_change_remove_checkout_and_expire_keep_the_invariant():
         assert inventory(sku)["qty"] >= 0
     # Once every cart is expired and cleaned up, all unsold stock is back on the shelf.
     age_carts(10)
-    Cart.objects.expire(1)
+    Cart.expiry.expire(1)
     age_reservations(10)
-    Inventory.objects.cleanup(1)
+    Inventory.cleanup.cleanup(1)
     sold = Order.objects.sold_by_sku()
     for sku in skus:
         assert inventory(sku)["carted"] == []
@@ -184,7 +184,7 @@ def test_a_cart_outliving_the_timeout_while_payment_is_taken_is_not_expired_and_
             # While the bank answers, the cart outlives the timeout and expire_carts runs:
             # a pending cart's payment may be taken, so expiry leaves it alone.
             age_carts(120)
-            assert Cart.objects.expire(60) == {"expired": 0, "returned": 0}
+            assert Cart.expiry.expire(60) == {"expired": 0, "returned": 0}
             return super().confirm(intent_id, idempotency_key)
 
     before = refunded()
@@ -201,7 +201,7 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
     add(cart.id, "A", 2)
     age_carts(120)
     taken = len(charges())
-    real_finish = Cart.objects._finish_expiring
+    real_finish = Cart.expiry._finish_expiring
     outcome = {}
 
     def finish_after_a_checkout(extra):
@@ -212,8 +212,8 @@ def test_checkout_while_expire_carts_is_half_done_is_refused(monkeypatch):
             outcome["error"] = error
         return real_finish(extra)
 
-    monkeypatch.setattr(Cart.objects, "_finish_expiring", finish_after_a_checkout)
-    Cart.objects.expire(60)
+    monkeypatch.setattr(Cart.expiry, "_finish_expiring", finish_after_a_checkout)
+    Cart.expiry.expire(60)
     assert isinstance(outcome.get("error"), CartInactive)
     assert len(charges()) == taken
     assert cart_doc(cart.id)["status"] == "expired"
@@ -227,7 +227,7 @@ def test_cart_expiring_between_an_adds_two_writes_is_returned_by_cleanup(monkeyp
 
     def expire_now():
         age_carts(120)
-        Cart.objects.expire(60)
+        Cart.expiry.expire(60)
 
     hook_inventory(monkeypatch, "update_one", expire_now)
     add(cart.id, "A", 2)  # the reservation lands after the cart expired
@@ -235,7 +235,7 @@ def test_cart_expiring_between_an_adds_two_writes_is_returned_by_cleanup(monkeyp
     assert inventory("A")["qty"] == 3
     assert_invariant()
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600)["returned"] == 1
+    assert Inventory.cleanup.cleanup(3600)["returned"] == 1
     assert inventory("A")["qty"] == 5 and inventory("A")["carted"] == []
 
 
@@ -259,7 +259,7 @@ def test_cleanup_never_returns_a_reservation_made_again_after_it_read_the_cart(m
         assert resume.wait(30)
 
     hook = hook_inventory(monkeypatch, "bulk_write", pause_before_write)
-    cleaner = threading.Thread(target=lambda: reports.append(Inventory.objects.cleanup(3600)))
+    cleaner = threading.Thread(target=lambda: reports.append(Inventory.cleanup.cleanup(3600)))
     cleaner.start()
     assert paused.wait(30)  # cleanup has read the entry and the cart (live, without the line)
     assert Inventory.objects.release(cart.id, "A", 2)
@@ -341,7 +341,7 @@ def test_failure_between_a_removes_two_writes_is_returned_by_cleanup(monkeypatch
     assert cart_doc(cart.id)["items"] == []
     assert inventory("A")["qty"] == 3  # the reservation is stranded
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600)["returned"] == 1
+    assert Inventory.cleanup.cleanup(3600)["returned"] == 1
     assert inventory("A")["qty"] == 5 and inventory("A")["carted"] == []
     assert_invariant()
 
@@ -357,15 +357,15 @@ def test_failure_while_expire_returns_stock_is_finished_by_cleanup_or_the_next_r
 
     hook_inventory(monkeypatch, "bulk_write", crash)
     with pytest.raises(RuntimeError):
-        Cart.objects.expire(60)
+        Cart.expiry.expire(60)
     monkeypatch.undo()
     # The cart is expired (no shopper can change it) and its run is recorded as unfinished.
     assert cart_doc(cart.id)["status"] == "expired"
     assert [run["_id"] for run in ExpiryRun.objects.unfinished()] == [cart_doc(cart.id)["expiry_run"]]
     assert inventory("A")["qty"] == 3
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600)["returned"] == 1
-    assert Cart.objects.expire(60) == {"expired": 1, "returned": 0}
+    assert Inventory.cleanup.cleanup(3600)["returned"] == 1
+    assert Cart.expiry.expire(60) == {"expired": 1, "returned": 0}
     assert inventory("A")["qty"] == 5
     assert cart_doc(cart.id)["status"] == "expired"
     assert ExpiryRun.objects.unfinished() == []
@@ -386,17 +386,17 @@ def test_crash_during_checkout_after_the_cart_became_pending_is_recovered_by_rec
     assert cart_doc(cart.id)["status"] == "pending"
     # cleanup_inventory keeps a pending cart's reservations (a payment may be under way) ...
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600)["returned"] == 0
+    assert Inventory.cleanup.cleanup(3600)["returned"] == 0
     assert inventory("A")["qty"] == 3
     # ... and expire_carts never expires it while its payment is unknown ...
     age_carts(120)
-    assert Cart.objects.expire(60) == {"expired": 0, "returned": 0}
+    assert Cart.expiry.expire(60) == {"expired": 0, "returned": 0}
     # ... reconcile_payments finds no charge, voids the attempt and gives the cart back ...
     assert reconcile(StripeProvider(), older_than=0)["voided"] == 1
     assert cart_doc(cart.id)["status"] == "active"
     # ... and expire_carts then returns its stock once it is idle.
     age_carts(120)
-    assert Cart.objects.expire(60) == {"expired": 1, "returned": 1}
+    assert Cart.expiry.expire(60) == {"expired": 1, "returned": 1}
     assert inventory("A")["qty"] == 5 and inventory("A")["carted"] == []
     assert_invariant()
 
@@ -415,6 +415,6 @@ def test_crash_after_completing_before_the_pull_is_settled_by_cleanup(monkeypatc
     assert inventory("A")["carted"] != []
     assert_invariant()
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600)["sold"] == 1
+    assert Inventory.cleanup.cleanup(3600)["sold"] == 1
     assert inventory("A")["qty"] == 3 and inventory("A")["carted"] == []
     assert_invariant()

@@ -376,13 +376,13 @@ def test_expire_returns_the_stock_of_old_carts_only():
     age_carts(120)
     fresh = Cart.objects.create_cart()
     add(fresh.id, "A", 2)
-    report = Cart.objects.expire(60)
+    report = Cart.expiry.expire(60)
     assert report == {"expired": 1, "returned": 1}
     assert cart_doc(old.id)["status"] == "expired"
     assert cart_doc(fresh.id)["status"] == "active"
     assert (inventory("A")["qty"], reservations("A")) == (8, {fresh.id: 2})
     # Run twice: nothing more changes.
-    assert Cart.objects.expire(60) == {"expired": 0, "returned": 0}
+    assert Cart.expiry.expire(60) == {"expired": 0, "returned": 0}
     assert inventory("A")["qty"] == 8
     assert_invariant()
 
@@ -395,7 +395,7 @@ def test_expire_finds_carts_by_id_and_returns_every_line():
     add(cart.id, "A", 3)
     add(cart.id, "B", 4)
     age_carts(120)
-    Cart.objects.expire(60)
+    Cart.expiry.expire(60)
     assert (inventory("A")["qty"], inventory("B")["qty"]) == (10, 10)
     assert reservations("A") == reservations("B") == {}
 
@@ -404,10 +404,10 @@ def test_expire_cart_now_for_staff():
     stock("A", 10)
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 3)
-    assert Cart.objects.expire_cart(cart.id) is True
+    assert Cart.expiry.expire_cart(cart.id) is True
     assert cart_doc(cart.id)["status"] == "expired"
     assert inventory("A")["qty"] == 10
-    assert Cart.objects.expire_cart(cart.id) is False
+    assert Cart.expiry.expire_cart(cart.id) is False
     assert inventory("A")["qty"] == 10
 
 
@@ -422,10 +422,10 @@ def test_cleanup_refreshes_live_carts_and_returns_the_others():
     Cart.objects.collection.delete_one({"_id": gone.id})
     Cart.objects.collection.update_one({"_id": expired.id}, {"$set": {"status": "expired"}})
     age_reservations(7200)
-    report = Inventory.objects.cleanup(3600)
+    report = Inventory.cleanup.cleanup(3600)
     assert report == {"refreshed": 1, "sold": 0, "returned": 2}
     assert (inventory("A")["qty"], reservations("A")) == (9, {live.id: 1})
-    assert Inventory.objects.cleanup(3600) == {"refreshed": 0, "sold": 0, "returned": 0}
+    assert Inventory.cleanup.cleanup(3600) == {"refreshed": 0, "sold": 0, "returned": 0}
     assert inventory("A")["qty"] == 9
 
 
@@ -434,7 +434,7 @@ def test_cleanup_leaves_fresh_reservations_alone():
     cart = Cart.objects.create_cart()
     add(cart.id, "A", 1)
     Cart.objects.collection.update_one({"_id": cart.id}, {"$set": {"status": "expired"}})
-    assert Inventory.objects.cleanup(3600) == {"refreshed": 0, "sold": 0, "returned": 0}
+    assert Inventory.cleanup.cleanup(3600) == {"refreshed": 0, "sold": 0, "returned": 0}
     assert inventory("A")["qty"] == 9
 
 
@@ -453,7 +453,7 @@ def test_cleanup_drops_reservations_of_complete_carts_without_returning_them(mon
     assert reservations("A") == {cart.id: 4}
     assert_invariant()  # sold units are not counted twice
     age_reservations(7200)
-    assert Inventory.objects.cleanup(3600) == {"refreshed": 0, "sold": 1, "returned": 0}
+    assert Inventory.cleanup.cleanup(3600) == {"refreshed": 0, "sold": 1, "returned": 0}
     assert (inventory("A")["qty"], reservations("A")) == (6, {})
     assert_invariant()
 

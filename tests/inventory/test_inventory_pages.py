@@ -135,7 +135,7 @@ def test_adding_to_an_expired_cart_says_so_and_starts_a_new_one(client, shop):
     add(client, qty=2)
     old = session_cart(client)
     age_carts(7200)
-    Cart.objects.expire(60)
+    Cart.expiry.expire(60)
     response = add(client, OTHER, 1, follow=True)
     assert "expired" in response.content.decode()
     new = session_cart(client)
@@ -195,7 +195,7 @@ def test_checkout_with_an_empty_cart_goes_back_to_the_cart(client, shop):
 def test_checkout_of_an_expired_cart_says_so(client, shop):
     add(client, qty=2)
     age_carts(7200)
-    Cart.objects.expire(60)
+    Cart.expiry.expire(60)
     response = client.post("/checkout/", CARD, follow=True)
     assert "expired" in response.content.decode()
     assert client.session.get("cart_id") is None

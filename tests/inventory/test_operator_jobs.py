@@ -58,7 +58,7 @@ def test_cleanup_settles_every_batch_with_a_bounded_number_of_round_trips(monkey
     age_reservations(7200)
     seen = []
     with count_operations() as ops:
-        report = Inventory.objects.cleanup(3600, progress=seen.append)
+        report = Inventory.cleanup.cleanup(3600, progress=seen.append)
     assert report == {"refreshed": 6, "sold": 0, "returned": 6}
     assert seen == [4, 4, 4]
     # One streamed read; per batch of 4 reservations: the carts, at most one bulk per kind.
@@ -85,7 +85,7 @@ def test_check_and_cleanup_read_the_carts_a_few_ids_at_a_time(monkeypatch):
         assert invariant.check_invariant(Order.objects.sold_by_sku) == []
     assert sorted(cart_reads(ops)) == [1, 3, 3]
     with count_operations() as ops:
-        assert Inventory.objects.cleanup(3600) == {"refreshed": 7, "sold": 0, "returned": 0}
+        assert Inventory.cleanup.cleanup(3600) == {"refreshed": 7, "sold": 0, "returned": 0}
     assert sorted(cart_reads(ops)) == [1, 3, 3]
 
 

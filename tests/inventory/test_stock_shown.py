@@ -93,7 +93,7 @@ def test_an_expiry_forgets_the_skus_it_returns(kept):
     Cart.objects.add_item(cart.id, SKU, 2, {"title": "t", "price": 99}, 10)
     Inventory.objects.shown_many([SKU])
     assert cache.get(PREFIX + SKU) == 3
-    Cart.objects.expire_cart(cart.id)
+    Cart.expiry.expire_cart(cart.id)
     assert cache.get(PREFIX + SKU) is None
     assert Inventory.objects.shown_many([SKU]) == {SKU: 5}
 

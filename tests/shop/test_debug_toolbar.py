@@ -23,7 +23,7 @@ from django.test import Client
 call_command("migrate", verbosity=0)
 try:
     from catalog.models import Category
-    Category.objects.create_category("Rock", parent=None)
+    Category.writes.create_category("Rock", parent=None)
     client = Client()
     page = client.get("/c/rock/")
     request_id = re.search(r'data-request-id="([0-9a-f]+)"', page.content.decode()).group(1)

@@ -79,9 +79,10 @@ class Hooked:
 
 
 def hook_inventory(monkeypatch, method, hook):
-    """Make the next ``method`` call on the inventory collection (through ``Inventory.objects``,
-    which the cart manager asks to reserve, change and release) run ``hook`` first; returns the proxy."""
-    from inventory.managers import InventoryManager
+    """Make the next ``method`` call on the inventory collection (through any of its managers:
+    ``Inventory.objects``, which the cart manager asks to reserve, change and release,
+    ``Inventory.returns`` and ``Inventory.cleanup``) run ``hook`` first; returns the proxy."""
+    from inventory.managers import InventoryManager, ReservationCleanupManager, ReservationReturnManager
 
     real = InventoryManager.collection
     proxy = {}
@@ -93,7 +94,8 @@ def hook_inventory(monkeypatch, method, hook):
             return proxy["p"]
         return proxy["p"] if not proxy["p"].fired else collection
 
-    monkeypatch.setattr(InventoryManager, "collection", property(patched))
+    for manager_class in (InventoryManager, ReservationCleanupManager, ReservationReturnManager):
+        monkeypatch.setattr(manager_class, "collection", property(patched))
     return proxy
 
 
@@ -110,7 +112,7 @@ def fill_carts(carts, skus, qty=1):
 
 def expire_beside_shoppers(skus, shoppers, runs, timeout=60):
     """Start ``shoppers`` threads, each filling a fresh cart with 2 of every SKU of ``skus`` (add 2,
-    change to 1, add 1), and ``runs`` threads calling ``Cart.objects.expire(timeout)``, all at
+    change to 1, add 1), and ``runs`` threads calling ``Cart.expiry.expire(timeout)``, all at
     once. Returns ``(errors, reports)``: what any thread raised, and each run's report."""
     errors, reports = [], []
     barrier = threading.Barrier(shoppers + runs)
@@ -129,7 +131,7 @@ def expire_beside_shoppers(skus, shoppers, runs, timeout=60):
     def expire():
         try:
             barrier.wait()
-            reports.append(Cart.objects.expire(timeout))
+            reports.append(Cart.expiry.expire(timeout))
         except BaseException as error:  # noqa: BLE001 - reported to the caller
             errors.append(error)
 

@@ -46,8 +46,8 @@ class Command(BaseCommand):
         except sqlite3.Error as error:
             raise CommandError(f"Cannot read the Chinook database {options['file']}: {error}") from None
         if options["reset"]:
-            products = Product.objects.delete_all()
-            categories = Category.objects.delete_all()
+            products = Product.writes.delete_all()
+            categories = Category.writes.delete_all()
             log_change(self, f"Reset: deleted {categories} categories and {products} products.")
 
         category_ids, created = self.ensure_categories()
@@ -56,7 +56,7 @@ class Command(BaseCommand):
             f"Categories: {created} created, {len(category_ids) - created} already there."
         )
         products = [chinook.album_product(album, category_ids) for album in albums]
-        report = Product.objects.sync(products)
+        report = Product.writes.sync(products)
         log_change(
             self,
             f"Products: {report['created']} created, {report['updated']} updated, "
@@ -83,7 +83,7 @@ class Command(BaseCommand):
             category = existing.get(slug)
             if category is None:
                 parent = ids[parent_name] if parent_name else None
-                category = Category.objects.create_category(name, parent=parent, slug=slug)
+                category = Category.writes.create_category(name, parent=parent, slug=slug)
                 created += 1
             ids[name] = category.pk
         return ids, created

@@ -106,9 +106,9 @@ class _Checks:
         each image is a stored one of the product or a file in the media folder. A read per 100 SKUs each."""
         rows = [r for r in self.batch if isinstance(r, (ProductRow, VariantRow))]
         if rows:
-            owners = Product.objects.variant_owners([r.sku for r in rows])
+            owners = Product.imports.variant_owners([r.sku for r in rows])
             variants = [r for r in rows if isinstance(r, VariantRow)]
-            products = Product.objects.product_types_of([r.sku for r in variants]) if variants else {}
+            products = Product.imports.product_types_of([r.sku for r in variants]) if variants else {}
             for r in rows:
                 owner = owners.get(r.sku)
                 if isinstance(r, ProductRow) and owner:
@@ -119,7 +119,7 @@ class _Checks:
                     self.refuse(r.line, "sku", f"{r.sku} is a variant of {owner}")
         feed = [r for r in self.batch if isinstance(r, FeedRow)]
         if feed:
-            known = Product.objects.known_skus([r.sku for r in feed])
+            known = Product.imports.known_skus([r.sku for r in feed])
             for r in feed:
                 if r.sku not in known:
                     self.refuse(r.line, "sku", f"no product or variant with SKU {r.sku}")
@@ -127,7 +127,7 @@ class _Checks:
                     self.refuse(r.line, "sku", f"{r.sku} is sold as its variants: give their SKUs")
         with_images = [r for r in self.batch if isinstance(r, ProductRow) and r.images and r.line not in self.bad_lines]
         if with_images:
-            stored = Product.objects.images_of([r.sku for r in with_images])
+            stored = Product.imports.images_of([r.sku for r in with_images])
             for r in with_images:
                 kept = stored.get(r.sku, (None, []))[1]
                 try:
@@ -146,7 +146,7 @@ class _Checks:
                    if sku not in self.checker.product_types]
         for start in range(0, len(pending), BATCH_SIZE):
             chunk = pending[start:start + BATCH_SIZE]
-            stored = Product.objects.product_types_of({sku for _line, sku, _kind in chunk})
+            stored = Product.imports.product_types_of({sku for _line, sku, _kind in chunk})
             for line, sku, kind in chunk:
                 if sku not in stored:
                     self.refuse(line, "variant_of", f"no product with SKU {sku}")

@@ -1,10 +1,10 @@
 """The writing side of an import: checked rows to the catalog's and the inventory's managers.
 
-Products are written in batches through ``Product.objects.import_products``
+Products are written in batches through ``Product.imports.import_products``
 (which keeps ``title_lower``, ``keywords``, ``listed_in`` and the categories'
 kept counts, and bumps the catalog's version), variants through
-``Product.objects.import_variants``, prices of a feed through
-``Product.objects.import_prices``, and every stock level through
+``Product.imports.import_variants``, prices of a feed through
+``Product.imports.import_prices``, and every stock level through
 ``Inventory.objects.set_stock_many`` (compare-and-set on the available
 quantity: the carts' reservations stay and ``qty + carted + sold = stocked``
 holds). Images are copied from the operator's media folder into Django's
@@ -79,12 +79,12 @@ class Writer:
         """Create or update the ``ProductRow``s of a batch, then their images, then their stock.
         A product whose images alone change counts as changed."""
         images = self._images(rows)
-        done = Product.objects.import_products([row.fields for row in rows], dry_run=self.dry_run, mark=self.mark)
+        done = Product.imports.import_products([row.fields for row in rows], dry_run=self.dry_run, mark=self.mark)
         moved = [sku for sku in done["unchanged"] if sku in images]
         done["unchanged"] = [sku for sku in done["unchanged"] if sku not in images]
         done["updated"] = done["updated"] + moved
         if images and not self.dry_run:
-            ids = Product.objects.ids_of(list(images))
+            ids = Product.imports.ids_of(list(images))
             ProductImage.objects.replace_many({ids[sku]: paths for sku, paths in images.items() if sku in ids})
         self.report.count_products(done)
         self.stock({row.sku: row.stock for row in rows if row.stock is not None}
@@ -97,7 +97,7 @@ class Writer:
         wanted = {row.sku: row.images for row in rows if row.images}
         if not wanted:
             return {}
-        stored = Product.objects.images_of(list(wanted))
+        stored = Product.imports.images_of(list(wanted))
         changed = {}
         for sku, cells_ in wanted.items():
             kept = stored.get(sku, (None, []))[1]
@@ -112,7 +112,7 @@ class Writer:
 
     def variants(self, rows):
         """Add or update the ``VariantRow``s of a batch, then their stock."""
-        done = Product.objects.import_variants([(row.variant_of, row.entry) for row in rows], dry_run=self.dry_run)
+        done = Product.imports.import_variants([(row.variant_of, row.entry) for row in rows], dry_run=self.dry_run)
         missing = {sku for _product, sku in done["missing"]}
         if self.dry_run:  # their product is one this import would create
             done["created"] += sorted(missing)
@@ -129,7 +129,7 @@ class Writer:
         """Update the prices and stock of the ``FeedRow``s of a batch."""
         prices = {row.sku: row.prices for row in rows if row.prices}
         if prices:
-            self.report.count_products(Product.objects.import_prices(prices, dry_run=self.dry_run))
+            self.report.count_products(Product.imports.import_prices(prices, dry_run=self.dry_run))
         self.stock({row.sku: row.stock for row in rows if row.stock is not None})
 
     def stock(self, levels):

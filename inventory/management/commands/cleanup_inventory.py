@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if options["timeout"] < 0:
             raise CommandError("--timeout must be 0 or more seconds.")
         with progress_bar(self, options, unit="reservation", desc="Cleaning up") as bar:
-            report = Inventory.objects.cleanup(options["timeout"], progress=bar.update)
+            report = Inventory.cleanup.cleanup(options["timeout"], progress=bar.update)
         log_change(
             self,
             f"Returned {report['returned']} reservation(s) to stock; dropped {report['sold']} "

@@ -3,7 +3,7 @@
 Active carts unchanged for longer than the timeout, and active carts started
 longer than the maximum age ago however recently touched, become expired and their
 reservations go back on the shelf, one write per SKU touched
-(``Cart.objects.expire``); a pending cart, whose payment may be taken, is
+(``Cart.expiry.expire``); a pending cart, whose payment may be taken, is
 settled by ``reconcile_payments`` instead. Safe while shoppers are active and
 safe to run twice (every return is a conditional write); a run killed
 halfway is finished by the next one. A progress bar (carts) on a terminal;
@@ -40,7 +40,7 @@ class Command(BaseCommand):
         if options["max_age"] < 0:
             raise CommandError("--max-age must be 0 or more seconds.")
         with progress_bar(self, options, unit="cart", desc="Expiring") as bar:
-            report = Cart.objects.expire(options["timeout"], progress=bar.update,
+            report = Cart.expiry.expire(options["timeout"], progress=bar.update,
                                          max_age=options["max_age"])
         log_change(
             self,

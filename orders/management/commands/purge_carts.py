@@ -2,7 +2,7 @@
 
 Carts ``complete``, ``expired`` or ``merged`` and unchanged for longer than
 the retention period (``settings.CART_RETENTION``, default 30 days) are
-deleted (``Cart.objects.purge``): an order keeps its own copy of the lines,
+deleted (``Cart.retention.purge``): an order keeps its own copy of the lines,
 prices and totals, and an expired cart's units are back on the shelf. Kept:
 a cart still holding a reservation (``cleanup_inventory`` settles it first)
 and the cart of a payment not yet settled (``reconcile_payments`` reads it).
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         threshold = now - datetime.timedelta(seconds=options["retention"])
         unsettled = {attempt["cart_id"] for attempt in PaymentAttempt.objects.unfinished(now)}
         with progress_bar(self, options, unit="cart", desc="Purging") as bar:
-            report = Cart.objects.purge(threshold, keep=unsettled, progress=bar.update)
+            report = Cart.retention.purge(threshold, keep=unsettled, progress=bar.update)
         import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
         log_change(
             self,

@@ -79,7 +79,7 @@ class Command(BaseCommand):
         if options["stock"] < 0:
             raise CommandError("--stock cannot be negative.")
         if options["reset"]:
-            removed = (Product.objects.delete_all(), Category.objects.delete_all())
+            removed = (Product.writes.delete_all(), Category.writes.delete_all())
             log_change(self, f"Deleted {removed[0]} products and {removed[1]} categories.")
         elif Category.objects.exists() or Product.objects.exists():
             raise CommandError("The catalog is not empty: use --reset to replace it.")

@@ -1,13 +1,16 @@
-"""The product imports' writes and reads by SKU (``catalog/transfer/imports``), on ``Product.objects``.
+"""``Product.imports`` (``ProductImportManager``): the product imports' writes and reads by SKU
+(``catalog/transfer/imports``).
 
-``ProductImportsMixin`` gives ``ProductManager`` the bulk functions an import
-writes through: products created or updated by SKU (keeping ``title_lower``,
-``keywords``, ``listed_in`` and the categories' kept counts as ``save()``
-does, and bumping the catalog's version), variants, a price feed, and the
-reads the checks need, each of ``SKUS_PER_READ`` SKUs at a time.
+The bulk functions an import writes through: products created or updated by SKU (keeping
+``title_lower``, ``keywords``, ``listed_in`` and the categories' kept counts as ``save()``
+does, and bumping the catalog's version), variants, a price feed, and the reads the checks
+need, each of ``SKUS_PER_READ`` SKUs at a time.
 """
 
-from pymongo import ASCENDING, InsertOne, UpdateOne
+from django.db import models
+from pymongo import InsertOne, UpdateOne
+
+from core.mongo.collections import MongoCollectionMixin
 
 from catalog.fields import as_stored
 from catalog.products.variants import apply_to_document
@@ -62,9 +65,13 @@ def _counts():
     return catalog_model("ListingCount").objects
 
 
-class ProductImportsMixin:
-    """The imports' bulk writes and reads by SKU (see the module docstring), for a manager with
-    ``collection``, ``read_collection`` and ``_category_ancestors`` (``ProductManager``)."""
+def _categories():
+    """``Category.objects``."""
+    return catalog_model("Category").objects
+
+
+class ProductImportManager(MongoCollectionMixin, models.Manager):
+    """``Product.imports``: the imports' bulk writes and reads by SKU (see the module docstring)."""
 
     def import_products(self, rows, dry_run=False, mark=None):
         """Create or update the products of ``rows`` (dicts of the fields an import sets, each
@@ -88,7 +95,7 @@ class ProductImportsMixin:
         stored = {d["sku"]: d for d in _by_sku(self.collection, [r["sku"] for r in rows])}
         category_ids = {c for r in rows for c in r.get("categories") or ()}
         category_ids.update(c for d in stored.values() for c in d.get("categories") or ())
-        ancestors = self._category_ancestors(category_ids)
+        ancestors = _categories().ancestor_ids(category_ids)
         writes, relisted, changes = [], set(), []
         report = {"created": [], "updated": [], "unchanged": []}
         for row in rows:
@@ -254,18 +261,3 @@ class ProductImportsMixin:
             finally:
                 catalog_writes.products_written(changes)
         return report
-
-    def for_export(self, match, batch_size=1000):
-        """The product documents of ``match`` (a query this manager built: ``export_match``),
-        by SKU, streamed a batch of ``batch_size`` per round trip."""
-        return self.read_collection.find(match, batch_size=batch_size).sort("sku", ASCENDING)
-
-    def export_match(self, category_id=None, type_name=None):
-        """The query of the products listed in ``category_id`` (and below it) and/or of type
-        ``type_name``, for ``for_export``."""
-        match = {}
-        if category_id is not None:
-            match["listed_in"] = category_id
-        if type_name is not None:
-            match["type"] = str(type_name)
-        return match

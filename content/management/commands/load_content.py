@@ -19,7 +19,9 @@ from content.models import ContentPage, FooterLink, HomeBlock
 
 PAGES = [
     ("shipping", "Shipping", "We ship CDs, vinyl and DVDs from our warehouse within **two working days**.\n\n"
-     "- United States: $4.99, free over $50\n- Europe and the rest of the world: from $9.99\n\n"
+     "- United Kingdom: Standard from $3.99 (2 to 3 working days), free over $50; Express from $8.99\n"
+     "- European Union: Standard from $6.99 (3 to 6 working days), free over $100; Express from $19.99\n"
+     "- Rest of the world: Standard from $9.99 (5 to 12 working days); Express from $29.99\n\n"
      "You get an e-mail with the tracking number when your parcel leaves."),
     ("returns", "Returns", "Changed your mind? Send any unopened record back within **30 days** of delivery "
      "for a full refund.\n\n1. Write to us (see [Contact](/pages/contact/)) with your order number.\n"

@@ -74,3 +74,13 @@ def pytest_collection_modifyitems(items):
         files.setdefault(item.nodeid.split("::")[0], index)
     items.sort(key=lambda item: (files[item.nodeid.split("::")[0]],
                                  "chinook" not in getattr(item, "fixturenames", ())))
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pytest.ini): one worker more than the machine's cores. A worker spends much
+    of its time waiting on its own database server, the local Stripe, Chromium and the shops
+    some tests start, so a third worker on 2 cores keeps them busy (the whole suite: 15 min 51 s
+    with 3 workers on the 2-core development machine, against 19 to 22 min with 2)."""
+    import os
+
+    return (os.cpu_count() or 1) + 1

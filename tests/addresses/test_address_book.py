@@ -140,16 +140,26 @@ def test_checkout_picks_a_saved_address_and_prices_for_its_country(shop):
     assert [line.tax_rate for line in order.lines] == ["19"]
 
 
-def test_checkout_with_another_shoppers_address_is_404_and_a_guest_types_one(shop):
+@pytest.mark.parametrize("choice", ["address", "billing"])
+def test_checkout_with_another_shoppers_address_is_404(shop, choice):
+    """Shipping to (``?address=``) or billing to (``?billing=``) a saved address of someone else."""
     ada, ada_client = shopper()
     ada_client.post("/account/addresses/add/", LONDON)
     (address,) = saved(ada)
     _, eve_client = shopper("eve@example.com")
     add(eve_client)
-    assert eve_client.get(f"/checkout/?address={address.pk}").status_code == 404
+    assert eve_client.get(f"/checkout/?{choice}={address.pk}").status_code == 404
     guest = Client()
     add(guest)
-    assert guest.get(f"/checkout/?address={address.pk}").status_code == 404
+    assert guest.get(f"/checkout/?{choice}={address.pk}").status_code == 404
+    assert SavedAddress.objects.count() == 1
+
+
+def test_a_guest_types_an_address_and_a_shopper_may_type_a_new_one(shop):
+    ada, ada_client = shopper()
+    ada_client.post("/account/addresses/add/", LONDON)
+    guest = Client()
+    add(guest)
     page = guest.get("/checkout/")
     assert not page.context["address_form"].is_bound and "Ship to a saved address" not in page.content.decode()
     add(ada_client)

@@ -7,7 +7,6 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from addresses.models import SavedAddress
 from inventory.models import Inventory
 from orders.invoices import invoice_document
 from orders.models import Order
@@ -120,16 +119,3 @@ def test_the_accounts_billing_default_fills_the_billing_form(shop):
     page = client.get("/checkout/")
     assert page.context["billing_same"] is False and page.context["billing_form"].data["bill-city"] == "Berlin"
     assert page.context["address_form"].data["ship-city"] == "London"
-
-
-def test_another_shoppers_address_for_billing_is_404(shop):
-    ada, ada_client = shopper()
-    ada_client.post("/account/addresses/add/", LONDON)
-    (address,) = saved(ada)
-    _, eve_client = shopper("eve@example.com")
-    add(eve_client)
-    assert eve_client.get(f"/checkout/?billing={address.pk}").status_code == 404
-    guest = Client()
-    add(guest)
-    assert guest.get(f"/checkout/?billing={address.pk}").status_code == 404
-    assert SavedAddress.objects.count() == 1

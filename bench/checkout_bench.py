@@ -25,8 +25,6 @@ of one call (counted in the calling thread), and *configured*'s median over *bar
 
 import argparse
 import os
-import statistics
-import sys
 import time
 
 import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
@@ -36,16 +34,10 @@ for _name, _value in benchsetup.LOAD_FROM_ONE_ADDRESS.items():
     os.environ.setdefault(_name, _value)
 benchsetup.production()
 
-from django.core.management import call_command  # noqa: E402
-from django.core.signals import request_finished, request_started  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from checkout_support import ADDRESS, SKUS, Results, fresh_shop, round_done, timed_checkouts  # noqa: E402
 from core.mongo.counter import count_operations  # noqa: E402
-
-SKUS = ["CHK-0001", "CHK-0002", "CHK-0004"]  # CHK-0003 sells only as its CD and LP variants
-ADDRESS = {"name": "Ada Lovelace", "line1": "12 St James's Square", "line2": "", "city": "London",
-           "postcode": "SW1Y 4JH", "country": "GB", "region": ""}
 
 
 def bare(kept_rates):
@@ -104,39 +96,6 @@ def checkout_pages(count):
     return times, ops.total
 
 
-def checkouts(count, provider):
-    """``(ms of each place_order, round trips of the last)``."""
-    from bench.chaos import stripe_token
-    from catalog.models import Product
-    from inventory.models import Cart
-    from orders.checkout import place_order
-
-    prices = {sku: fact.price for sku, fact in Product.objects.checkout_facts(SKUS).items()}
-    times, trips = [], 0
-    for number in range(count + 1):
-        cart = Cart.objects.create_cart()
-        for sku in SKUS:
-            Cart.objects.add_item(cart.id, sku, 1, {"title": "Bench album", "price": prices[sku]}, 10)
-        token = stripe_token()
-        # As in a request: the work kept for after the response (the confirmation e-mail and its
-        # invoice's PDF, core.afterresponse) runs once the clock and the count have stopped.
-        request_started.send(sender=None)
-        with count_operations(this_thread=True) as ops:
-            started = time.perf_counter()
-            order = place_order(cart.id, provider, token, "Bench", "bench@example.com", address=ADDRESS)
-            ms = 1000 * (time.perf_counter() - started)
-        request_finished.send(sender=None)
-        assert order.number
-        if number:  # the first warms the process up
-            times.append(ms)
-            trips = ops.total
-    return times, trips
-
-
-def p95(values):
-    return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=100)
@@ -144,42 +103,18 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
 
-    connection.ensure_connection()
-    connection.connection.drop_database(os.environ["MONGODB_NAME"])
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", interactive=False, verbosity=0)  # the production settings' manifest
-    call_command("load_catalog", "--reset", verbosity=0)
-    from inventory.models import Inventory
-    from orders.payments import StripeProvider
+    provider = fresh_shop()
     from taxes.models import TaxRate
 
     kept_rates = list(TaxRate.objects.collection.find({}))
-    Inventory.objects.ensure_stock(SKUS, 0)
-    for sku in SKUS:
-        Inventory.objects.set_stock(sku, 1_000_000)
-    provider = StripeProvider()
-    results = {phase: {"page": [], "checkout": [], "page trips": 0, "checkout trips": 0}
-               for phase in ("bare", "configured")}
+    results = Results(("bare", "configured"))
     for round_number in range(args.rounds):
         for phase, prepare in (("bare", bare), ("configured", configured)):
             prepare(kept_rates)
-            page, trips = checkout_pages(args.pages)
-            results[phase]["page"] += page
-            results[phase]["page trips"] = trips
-            done, trips = checkouts(args.checkouts, provider)
-            results[phase]["checkout"] += done
-            results[phase]["checkout trips"] = trips
-        print(f"  round {round_number + 1}/{args.rounds} done", file=sys.stderr)
-    with open("/proc/loadavg") as load:
-        print(f"load average at the end: {load.read().split()[0]}")
-    base = {what: statistics.median(results["bare"][what]) for what in ("page", "checkout")}
-    print(f"{'phase':12s} {'what':9s} {'median ms':>10s} {'p95 ms':>8s} {'trips':>6s} {'x bare':>7s}")
-    for phase, figures in results.items():
-        for what in ("page", "checkout"):
-            median = statistics.median(figures[what])
-            print(f"{phase:12s} {what:9s} {median:10.1f} {p95(figures[what]):8.1f} {figures[what + ' trips']:6d} "
-                  f"{median / base[what]:7.2f}")
-    print(f"({len(results['bare']['page'])} checkout pages and {len(results['bare']['checkout'])} checkouts a phase)")
+            results.add(phase, "page", checkout_pages(args.pages))
+            results.add(phase, "checkout", timed_checkouts(args.checkouts, provider, as_request=True))
+        round_done(round_number, args.rounds)
+    results.print("checkout pages")
 
 
 if __name__ == "__main__":

@@ -24,8 +24,6 @@ trips of one call, and each phase's median over *none*'s.
 
 import argparse
 import os
-import statistics
-import sys
 import time
 
 import benchsetup  # noqa: E402  (sets up Django: run from the project as python bench/...)
@@ -35,15 +33,10 @@ for _name, _value in {**benchsetup.LOAD_FROM_ONE_ADDRESS, "SHOP_RATE_DISCOUNT_CO
     os.environ.setdefault(_name, _value)
 benchsetup.production()
 
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
+from checkout_support import SKUS, Results, fresh_shop, round_done, timed_checkouts  # noqa: E402
 from core.mongo.counter import count_operations  # noqa: E402
-
-SKUS = ["CHK-0001", "CHK-0002", "CHK-0004"]  # CHK-0003 sells only as its CD and LP variants
-ADDRESS = {"name": "Ada Lovelace", "line1": "12 St James's Square", "line2": "", "city": "London",
-           "postcode": "SW1Y 4JH", "country": "GB"}
 
 
 def offers():
@@ -104,38 +97,6 @@ def cart_page(typed, count):
     return times, ops.total
 
 
-def checkouts(typed, count, provider):
-    """``(ms of each place_order, round trips of the last)``."""
-    from bench.chaos import stripe_token
-    from inventory.models import Cart
-    from orders.checkout import place_order
-
-    from catalog.models import Product
-
-    details = {"title": "Bench album"}
-    prices = {sku: fact.price for sku, fact in Product.objects.checkout_facts(SKUS).items()}
-    times, trips = [], 0
-    for number in range(count + 1):
-        cart = Cart.objects.create_cart()
-        for sku in SKUS:
-            Cart.objects.add_item(cart.id, sku, 1, {**details, "price": prices[sku]}, 10)
-        token = stripe_token()
-        with count_operations() as ops:
-            started = time.perf_counter()
-            order = place_order(cart.id, provider, token, "Bench", "bench@example.com", address=ADDRESS,
-                                codes=(typed,) if typed else ())
-            ms = 1000 * (time.perf_counter() - started)
-        assert order.number and (not typed or any(d.code == typed for d in order.discounts))
-        if number:  # the first warms the process up
-            times.append(ms)
-            trips = ops.total
-    return times, trips
-
-
-def p95(values):
-    return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=150)
@@ -143,49 +104,21 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
 
-    connection.ensure_connection()
-    connection.connection.drop_database(os.environ["MONGODB_NAME"])
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", interactive=False, verbosity=0)  # the production settings' manifest
-    call_command("load_catalog", "--reset", verbosity=0)
-    from inventory.models import Inventory
-    from orders.payments import StripeProvider
-
-    Inventory.objects.ensure_stock(SKUS, 0)
-    for sku in SKUS:
-        Inventory.objects.set_stock(sku, 1_000_000)
-    provider = StripeProvider()
-    results = {phase: {"page": [], "checkout": [], "page trips": 0, "checkout trips": 0}
-               for phase in ("none", "with", "with + code")}
+    provider = fresh_shop()
+    results = Results(("none", "with", "with + code"))
     for round_number in range(args.rounds):
         empty()
-        for phase in ("none",):
-            page, trips = cart_page("", args.pages)
-            results[phase]["page"] += page
-            results[phase]["page trips"] = trips
-            done, trips = checkouts("", args.checkouts, provider)
-            results[phase]["checkout"] += done
-            results[phase]["checkout trips"] = trips
-        count = offers()
-        typed = codes()
-        for phase, code in (("with", ""), ("with + code", typed)):
-            page, trips = cart_page(code, args.pages)
-            results[phase]["page"] += page
-            results[phase]["page trips"] = trips
-            done, trips = checkouts(code, args.checkouts, provider)
-            results[phase]["checkout"] += done
-            results[phase]["checkout trips"] = trips
-        print(f"  round {round_number + 1}/{args.rounds} done ({count} offers, 10,000 codes)", file=sys.stderr)
-    with open("/proc/loadavg") as load:
-        print(f"load average at the end: {load.read().split()[0]}")
-    base = {what: statistics.median(results["none"][what]) for what in ("page", "checkout")}
-    print(f"{'phase':12s} {'what':9s} {'median ms':>10s} {'p95 ms':>8s} {'trips':>6s} {'x none':>7s}")
-    for phase, figures in results.items():
-        for what in ("page", "checkout"):
-            median = statistics.median(figures[what])
-            print(f"{phase:12s} {what:9s} {median:10.1f} {p95(figures[what]):8.1f} {figures[what + ' trips']:6d} "
-                  f"{median / base[what]:7.2f}")
-    print(f"({len(results['none']['page'])} cart pages and {len(results['none']['checkout'])} checkouts a phase)")
+        count = 0
+        for phase, code in (("none", ""), ("with", ""), ("with + code", None)):
+            if phase == "with":
+                count, typed = offers(), codes()
+            code = typed if code is None else code
+            results.add(phase, "page", cart_page(code, args.pages))
+            results.add(phase, "checkout", timed_checkouts(
+                args.checkouts, provider, codes=(code,) if code else (),
+                check=lambda order, code=code: not code or any(d.code == code for d in order.discounts)))
+        round_done(round_number, args.rounds, f" ({count} offers, 10,000 codes)")
+    results.print("cart pages")
 
 
 if __name__ == "__main__":

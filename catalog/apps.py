@@ -25,7 +25,8 @@ class CatalogConfig(AppConfig):
         products.register(
             by_sku=Product.objects.get_by_sku, missing=Product.DoesNotExist,
             page_url=lambda product, sku: variant_url(product, sku) if product.variants
-            else product.get_absolute_url())
+            else product.get_absolute_url(),
+            line_covers=Product.objects.line_covers)
 
         for signal in (post_save, post_delete):
             signal.connect(category_changed, sender=Category,

@@ -2,9 +2,10 @@
 catalog from below it.
 
 The inventory sits below the catalog (``docs/architecture.md``: the catalog reads stock to
-show it; the inventory imports no catalog module). Two places here still need a product by
-its SKU: adding a line to a cart copies its title and price (``inventory/views.py``), and
-``restock`` refuses a SKU that is no product. The catalog registers its reader at start-up
+show it; the inventory imports no catalog module). Three places here still need products by
+their SKUs: adding a line to a cart copies its title and price (``inventory/views.py``), the
+cart page draws each line's cover (``line_covers``), and ``restock`` refuses a SKU that is no
+product. The catalog registers its reader at start-up
 (``catalog.apps.CatalogConfig.ready``) and they call it through this module.
 """
 
@@ -16,12 +17,13 @@ class UnknownSku(LookupError):
 _reader = {}
 
 
-def register(by_sku, missing, page_url):
+def register(by_sku, missing, page_url, line_covers):
     """Hand over the catalog's reader: ``by_sku(sku)`` -> the product selling ``sku``, raising
-    ``missing`` (an exception class) when none does, and ``page_url(product, sku)`` -> the URL
-    of its page with that SKU chosen. Called by ``catalog.apps.CatalogConfig.ready``; a second
-    call replaces the first."""
-    _reader.update(by_sku=by_sku, missing=missing, page_url=page_url)
+    ``missing`` (an exception class) when none does, ``page_url(product, sku)`` -> the URL
+    of its page with that SKU chosen, and ``line_covers(skus)`` -> ``{sku: cover}`` (see
+    ``line_covers`` below). Called by ``catalog.apps.CatalogConfig.ready``; a second call
+    replaces the first."""
+    _reader.update(by_sku=by_sku, missing=missing, page_url=page_url, line_covers=line_covers)
 
 
 def by_sku(sku):
@@ -36,3 +38,12 @@ def by_sku(sku):
 def page_url(product, sku):
     """The URL of ``product``'s page with ``sku`` chosen (its variant's, or its own page)."""
     return _reader["page_url"](product, sku)
+
+
+def line_covers(skus):
+    """``{sku: cover}`` for the SKUs among ``skus`` (a list of str) that a product sells, one
+    read of ``products`` (``Product.objects.line_covers``): ``cover.picture`` is what the
+    catalog's ``{% cover %}`` tag draws for the line (the variant's own image when it has one,
+    else the product's cover), ``cover.variant`` its options as text. A SKU no product sells
+    is left out."""
+    return _reader["line_covers"](skus)

@@ -126,9 +126,11 @@ def _add(request, sku, details, qty):
 def cart(request):
     """``/cart/``: the session's cart with quantity and removal forms.
 
-    Two reads: the cart, and the available stock of its SKUs, so that each
+    Three reads: the cart, the available stock of its SKUs, so that each
     quantity box offers no more than the line plus what is still available
-    (and the per-line maximum).
+    (and the per-line maximum), and each line's cover (``products.line_covers``: the
+    variant's own image when it has one, else the product's cover; ``line.picture``, None
+    for a SKU the catalog no longer sells).
     """
     current = session_cart(request)
     if current is not None and request.session.get(CART_COUNT) != current.item_count:
@@ -137,6 +139,9 @@ def cart(request):
         available = Inventory.objects.available_many([line.sku for line in current.items])
         for line in current.items:
             line.max_qty = min(settings.CART_MAX_LINE_QTY, line.qty + available.get(line.sku, 0))
+        covers = products.line_covers([line.sku for line in current.items])
+        for line in current.items:
+            line.picture = covers[line.sku].picture if line.sku in covers else None
     return render(request, "inventory/cart.html", {"cart": current})
 
 

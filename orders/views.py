@@ -200,13 +200,18 @@ def checkout(request):
 
 
 def _summary_lines(cart):
-    """The order summary's lines: ``[{line, product, variant}]`` for each of ``cart``'s lines,
-    ``product`` the Product its cover is drawn from (None when the catalog no longer has it)
-    and ``variant`` its options as text ("" for none). One read when the page is drawn
-    (``Product.objects.line_covers``)."""
+    """The order summary's lines: ``[{line, product, picture, variant}]`` for each of ``cart``'s
+    lines, ``product`` the Product it sells (None when the catalog no longer has it),
+    ``picture`` what its cover draws (the variant's own image when it has one, else the
+    product's cover) and ``variant`` its options as text ("" for none). One read when the
+    page is drawn (``Product.objects.line_covers``)."""
     covers = Product.objects.line_covers([line.sku for line in cart.items])
-    return [{"line": line, "product": covers.get(line.sku, (None, ""))[0],
-             "variant": covers.get(line.sku, (None, ""))[1]} for line in cart.items]
+    lines = []
+    for line in cart.items:
+        found = covers.get(line.sku)
+        lines.append({"line": line, "product": found and found.product, "picture": found and found.picture,
+                      "variant": found.variant if found else ""})
+    return lines
 
 
 def _authenticate(request, provider, action):

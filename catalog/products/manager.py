@@ -23,6 +23,18 @@ from catalog.store.subdocument_reads import SubdocumentMixin
 
 
 @dataclass(frozen=True)
+class LineCover:
+    """What a cart line shows of its product (``ProductManager.line_covers``): the ``product``
+    (a Product: title, details, image, images), the ``picture`` drawn as the line's cover (the
+    variant's own image when it has one, else ``product``) and ``variant``, the variant's
+    options as text ("Vinyl"; "" for none)."""
+
+    product: object
+    picture: object
+    variant: str
+
+
+@dataclass(frozen=True)
 class SkuFacts:
     """What checkout needs of one sold SKU (``ProductManager.checkout_facts``): ``price`` cents
     per unit (None: no retail price), ``weight`` grams per unit, the product's ``product_id``
@@ -139,20 +151,27 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         return titles
 
     def line_covers(self, skus):
-        """``{sku: (product, variant)}`` for the SKUs among ``skus`` that a product sells: the
-        ``product`` (a Product with what ``{% cover %}`` draws: image, title, details, images)
-        and ``variant``, the variant's options as text ("Vinyl"; "" for a product without
-        variants). One read on the ``skus`` index (read preference). For the checkout's
-        order summary (its covers and variants)."""
+        """``{sku: LineCover}`` for the SKUs among ``skus`` that a product sells: its
+        ``product`` (a Product: image, title, details, images), the ``picture`` its line shows
+        (``{% cover picture %}``: the variant's own image, ``Variant.image``, when it has one,
+        as the product page's ``variant_covers`` draws it, else ``product``) and ``variant``,
+        the variant's options as text ("Vinyl"; "" for a product without variants). One
+        read on the ``skus`` index (read preference). For the cart page and the checkout's
+        order summary."""
         wanted = {str(s) for s in skus}
         fields = {"sku", "type", "title", "details", "image", "images"}
         cursor = self.read_collection.find({"skus": {"$in": sorted(wanted)}},
-                                           {**dict.fromkeys(fields, 1), "variants.sku": 1, "variants.options": 1})
+                                           {**dict.fromkeys(fields, 1), "variants.sku": 1,
+                                            "variants.options": 1, "variants.image": 1})
         covers = {}
         for d in cursor:
             product = self.from_document({k: v for k, v in d.items() if k != "variants"}, fields)
             for item in d.get("variants") or [d]:
                 if item.get("sku") in wanted:
                     options = item.get("options") if item is not d else None
-                    covers[item["sku"]] = (product, options_label(options) if options else "")
+                    picture = product
+                    if item is not d and item.get("image"):  # the variant's own picture
+                        picture = self.model(image=item["image"], title=line_title(product.title, options),
+                                             details=product.details)
+                    covers[item["sku"]] = LineCover(product, picture, options_label(options) if options else "")
         return covers

@@ -283,3 +283,29 @@ def test_a_reload_of_the_products_keeps_the_variants_images(vinyl_with_its_image
     Product.writes.sync([fresh])
     assert [v.image for v in Product.objects.get_by_sku("LTBR").variants] == [
         "", vinyl_with_its_image.variants[1].image, ""]
+
+
+def line_covers(html):
+    """``{line title: its cover's img src}`` of the cart page's lines."""
+    return {m.group(2): m.group(1) for m in re.finditer(
+        r'<span class="cart-item"><img [^>]*src="([^"]+)"[^>]*><a [^>]*>([^<]+)</a>', html)}
+
+
+def test_the_cart_and_the_checkout_show_a_variants_own_image(client, vinyl_with_its_image):
+    for sku in ("LTBR-LP", "LTBR-CD"):
+        assert client.post("/cart/add/", {"sku": sku, "qty": 1}).status_code == 302
+    with count_operations() as ops:
+        page = client.get("/cart/").content.decode()
+    shown = line_covers(page)
+    assert "/products/ltbr-vinyl" in shown["Let There Be Rock — Vinyl"]  # the vinyl's own picture
+    assert shown["Let There Be Rock — CD"].startswith("data:image/svg+xml")  # the product's (generated) cover
+    assert 'alt="Cover of Let There Be Rock — Vinyl"' in page
+    # The covers: one read for every line (the other read of products is the discounts' facts).
+    assert ops.operations.count(("products", "find")) == 2
+
+    summary = client.get("/checkout/").content.decode()
+    summary = summary[summary.index('<ul class="summary-lines">'):summary.index("</ul>", summary.index("summary-lines"))]
+    covers = re.findall(r'<span class="summary-cover"><img [^>]*src="([^"]+)"', summary)
+    assert len(covers) == 2 and "/products/ltbr-vinyl" in covers[0] and covers[1].startswith("data:image/svg+xml")
+    assert summary.count('<span class="summary-title">Let There Be Rock</span>') == 2  # the title once, then
+    assert '<span class="summary-variant">Vinyl</span>' in summary  # the variant's options

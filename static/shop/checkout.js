@@ -14,6 +14,17 @@
       if (wide.matches && !summary.open) summary.open = true;
     });
   }
+  // The billing address's own fields wait in a <noscript> (text to the browser while the page
+  // loads) until "Same as the shipping address" is unchecked: then they join the form.
+  var billingSame = document.getElementById("id_bill-same");
+  var billingLater = document.getElementById("billing-later");
+  if (billingSame && billingLater) {
+    billingSame.addEventListener("change", function () {
+      if (billingSame.checked || !billingLater.parentNode) return;
+      billingLater.insertAdjacentHTML("afterend", billingLater.textContent);
+      billingLater.parentNode.removeChild(billingLater);
+    });
+  }
   var mountPoint = document.getElementById("card-element");
   var form = document.querySelector("form.checkout");
   if (mountPoint && form && typeof Stripe === "function") {

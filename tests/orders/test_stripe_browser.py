@@ -96,10 +96,9 @@ def test_the_card_goes_to_stripe_and_only_the_token_to_the_shop(browser, shop):
                            "ship-line2", "ship-city", "ship-postcode", "ship-country", "ship-region",
                            "ship-vat_number",  # the tax destination (taxes app)
                            "shipping_method",  # the method picked (shipping app)
-                           # The billing address: its box ("same as shipping", checked) and its
-                           # fields, hidden and empty, which checkout then ignores.
-                           "bill-shown", "bill-same", "bill-name", "bill-line1", "bill-line2", "bill-city",
-                           "bill-postcode", "bill-country", "bill-region",
+                           # The billing address: its box ("same as shipping", checked); its own
+                           # fields wait in a <noscript> until the box is unchecked (checkout.js).
+                           "bill-shown", "bill-same",
                            "confirmed_total", "priced_for"}  # the total the page showed and what it was priced for; no card data
 
 
@@ -222,3 +221,39 @@ def summary_state(browser):
     return tuple(browser.execute_script(
         "const d = document.querySelector('details.order-summary');"
         "return [d.open, d.querySelector('summary').getBoundingClientRect().height > 0];"))
+
+
+@pytest.mark.parametrize("scripts", ["with JavaScript", "without JavaScript"])
+def test_the_billing_address_is_drawn_when_asked_for(browser, shop, scripts):
+    """"Same as the shipping address" checked: the billing fields are not in the page with
+    JavaScript (kept as text in a <noscript>: nothing to parse or lay out while the page loads)
+    and hidden without it; unchecked, they show in both, and with JavaScript the order is
+    billed to them."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{shop}/")
+    if scripts == "without JavaScript":
+        browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    start_checkout(browser, shop)
+    box = browser.find_element("id", "id_bill-same")
+    assert box.is_selected()
+    if scripts == "with JavaScript":
+        assert browser.find_elements("name", "bill-line1") == []  # waiting in the <noscript>
+    else:
+        assert not browser.find_element("name", "bill-line1").is_displayed()
+    box.click()
+    for name, value in {"bill-name": "Ada Lovelace", "bill-line1": "Unter den Linden 1", "bill-city": "Berlin",
+                        "bill-postcode": "10117"}.items():
+        field = browser.find_element("name", name)
+        assert field.is_displayed()
+        field.send_keys(value)
+    countries = Select(browser.find_element("name", "bill-country"))
+    assert len(countries.options) == len(Select(browser.find_element("name", "ship-country")).options) > 240
+    countries.select_by_value("DE")
+    if scripts == "without JavaScript":
+        return  # paying needs Stripe.js
+    type_card(browser, NUMBER)
+    pay(browser)
+    order = Order.objects.get()
+    assert (order.address.city, order.billing_address.city, order.billing_address.country) == ("London", "Berlin", "DE")
+    assert csp_reports(browser) == []

@@ -122,8 +122,8 @@ def product_scopes(changes):
     (``prices:``) when it changes, and their facet counts (``faceted:``)
     when what they count changes (type, facet price band, details, variants'
     options); across categories, what decides which products those pages
-    show: the words of those whose searchable text or faceted values change
-    (a search's facet counts are keyed by its words), the old and the new
+    show: the words of those whose searchable text, faceted values or SKU change
+    (a search's facet counts and order are keyed by its words), the old and the new
     ``pct_savings`` of those whose saving changes (the deals are counted and
     read per saving), the issue dates."""
     names = set()
@@ -163,7 +163,8 @@ def product_scopes(changes):
         if changed("faceted") or changed("issued"):
             names.update(faceted_scope(stayed))
             names.update(faceted_part_scope(stayed, parts))
-        if changed("text") or changed("faceted"):
+        if changed("text") or changed("faceted") or changed("sku"):
+            # A search's order keeps its products' SKUs (its cards are read by them).
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
         if changed("pct") or changed("issued"):
             for side in sides:

@@ -112,12 +112,16 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         product.matched = what_matched(document)
         return product
 
-    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None, by_sku=False):
         """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
         listing's: ``catalog/store/cache.py``), then read the stock of its products (one read).
-        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
+        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``.
+        ``by_sku``: the pipeline gives the page's order (documents with ``sku``), whose cards
+        are read by SKU under their products' versions (as ``counted_cards``)."""
         documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
                            shown)
+        if by_sku:
+            documents = self._cards_of_order(documents)
         return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
 
     def cards_by_sku(self, skus, scope):

@@ -16,7 +16,7 @@ Used by ``Product.listings`` (``catalog/listings/manager.py``), search
 
 from pymongo import ASCENDING, DESCENDING
 
-from catalog.store.cache import savings_scope, shown_products
+from catalog.store.cache import savings_scope
 from catalog.listings.paginators import clamp_page
 
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
@@ -239,8 +239,9 @@ class DealsListing(ProductQuery):
     (``ListingManager.savings_counts``: one ``count_documents`` per saving,
     each cached under its ``savings:<pct>``, so an edit re-counts the two
     savings it changes), and a page reads only the savings it spans (one
-    aggregation over them, served by the ``pricing.pct_savings`` index),
-    cached under the savings from its lowest up and its products'.
+    aggregation over them, served by the ``pricing.pct_savings`` index, of
+    their SKUs), cached under the savings from its lowest up; its cards are
+    read by SKU under their products' versions (two layers, as a search's).
     """
 
     def __init__(self, manager, threshold, most):
@@ -285,6 +286,8 @@ class DealsListing(ProductQuery):
                     {"$sort": dict(self.sort)}, {"$skip": skip}]
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
-        pipeline.append({"$project": self.projection})
+        # The page's order (its SKUs) under the savings it spans; its cards read by SKU under
+        # their products' versions (``ListingManager.cards``' ``by_sku``): kept from its first visit.
+        pipeline.append({"$project": {"sku": 1}})
         return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection},
-                                  savings_scope(range(lowest, self.most + 1)), shown_products)
+                                  savings_scope(range(lowest, self.most + 1)), by_sku=True)

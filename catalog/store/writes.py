@@ -166,7 +166,7 @@ def product_scopes(changes):
         if changed("text") or changed("faceted") or changed("sku"):
             # A search's order keeps its products' SKUs (its cards are read by them).
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
-        if changed("pct") or changed("issued"):
+        if changed("pct") or changed("issued") or changed("sku"):  # a deals page's order keeps SKUs
             for side in sides:
                 names.update(savings_scope([side.get("pct") or 0]))
                 names.update(savings_part_scope(side.get("pct") or 0, [issue_part(side.get("issued"))]))

@@ -9,7 +9,9 @@ price bands' versions first (``cached(..., family=...)``, one round trip on a
 cold page), and a search keeps its order under its words' versions and reads its
 cards by SKU under their products' (two layers, as a category page's): the
 second visit reads what a warm category page sorted newest reads, and an edit,
-even one made while the first visit reads, shows on the next request.
+even one made while the first visit reads, shows on the next request. The deals
+pages keep their order under their savings' versions and read their cards by SKU
+the same way.
 """
 
 import threading
@@ -28,6 +30,7 @@ from tests.support.products import set_price as support_set_price
 PER_PAGE = 10
 PAGES = ["/c/rock/?sort=price", "/c/rock/?sort=-price", "/c/rock/?sort=price&page=3", "/search/?q=album",
          "/search/?q=album&page=2"]
+DEALS = ["/deals/?min=5", "/deals/?min=5&page=2"]
 
 
 @pytest.fixture
@@ -64,6 +67,8 @@ def plain(url):
     documents = list(Product.objects.collection.find({"sku": {"$regex": "^R-"}}))
     if url.startswith("/search/"):
         ordered = sorted(documents, key=lambda d: (d["title"], d["_id"]))  # every match in its title
+    elif url.startswith("/deals/"):
+        ordered = sorted(documents, key=lambda d: (-d["pricing"]["pct_savings"], d["_id"]))
     elif "sort=-price" in url:
         ordered = sorted(documents, key=lambda d: (-d["pricing"]["retail"], d["_id"]))
     else:
@@ -79,7 +84,7 @@ def warm_newest(client):
     return visit(client, "/c/rock/")[1]
 
 
-@pytest.mark.parametrize("url", PAGES)
+@pytest.mark.parametrize("url", PAGES + DEALS)
 def test_the_second_visit_reads_what_a_warm_page_reads(rock, url):
     warm = warm_newest(Client())
     assert warm == [("catalog_versions", "find"), ("inventory", "find")], warm  # versions, stock
@@ -146,14 +151,24 @@ def test_an_edit_after_the_first_visit_of_a_search_shows_on_the_second(rock):
     assert skus_shown(response) == plain("/search/?q=album") and first not in skus_shown(response)
 
 
-def test_a_sku_renamed_shows_on_the_next_search(rock):
+@pytest.mark.parametrize("url", ["/search/?q=album", "/deals/?min=5"])
+def test_a_sku_renamed_shows_on_the_next_search_or_deals_page(rock, url):
     reader = Client()
-    response, _ = visit(reader, "/search/?q=album")
+    response, _ = visit(reader, url)
     first = skus_shown(response)[0]
     product = Product.objects.get(sku=first)
     product.sku = "R-NEW"
     product.save()
-    assert skus_shown(visit(reader, "/search/?q=album")[0])[0] == "R-NEW"
+    assert skus_shown(visit(reader, url)[0])[0] == "R-NEW"
+
+
+def test_a_price_edit_after_the_first_visit_of_deals_shows_on_the_second(rock):
+    reader = Client()
+    visit(reader, "/deals/?min=5")
+    set_price("R-39", 10)  # 40.00 -> 0.10: the biggest saving, first
+    response, _ = visit(reader, "/deals/?min=5")
+    assert skus_shown(response) == plain("/deals/?min=5") and skus_shown(response)[0] == "R-39"
+    assert "$0.10" in response.content.decode()
 
 
 def edit_while_reading(monkeypatch, kind, edit):

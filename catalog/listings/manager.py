@@ -34,8 +34,7 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
 from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, listing_scope, order_scope,
-                                 prices_family, prices_scope, product_scope, savings_part_scope, savings_scope,
-                                 shown_products)
+                                 prices_family, prices_scope, product_scope, savings_part_scope, savings_scope)
 from catalog.listings.cards import CardList
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
@@ -272,7 +271,7 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
 
-    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True):
+    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -291,6 +290,9 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         5 aggregations of a few hundred products at most when cold, then the stock
         of the cards (one read; ``stock=False``: none, the documents without ``available``, for
         a caller that reads the stock of several lists at once with ``with_availability``).
+        ``by_sku`` (instead of ``shown``): the page's order (SKUs) is kept under ``scope`` and
+        its cards read by SKU under their products' versions (``cards_by_sku``: one read when
+        cold), so it is kept from its first request.
         """
         def read(projection):
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
@@ -306,7 +308,11 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         if order is not None:
             return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
-        documents = cached("newest_page", (match, start, stop), lambda: read(CARD_FIELDS), scope, shown)
+        if by_sku:
+            documents = self._cards_of_order(cached("newest_page", (match, start, stop, "by sku"),
+                                                    lambda: read({"sku": 1}), scope))
+        else:
+            documents = cached("newest_page", (match, start, stop), lambda: read(CARD_FIELDS), scope, shown)
         if not stock:
             return CardList(documents, self.card_from_document)
         return CardList(self.with_availability(documents), self.card_from_document)
@@ -315,8 +321,8 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         """The ``limit`` newest products by issue date (cards, with availability), for the home
         page: the same as a sort of every product on ``details.issue_date``, newest first,
         read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
-        cold, then the stock of the cards (one read)."""
-        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
+        cold, their cards by SKU (``by_sku``), then the stock of the cards (one read)."""
+        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), by_sku=True))
 
     # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
 

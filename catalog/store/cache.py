@@ -64,7 +64,7 @@ The scopes (names of version documents):
   ``savings:<pct>`` of each saving they count or show (bumped by a change of
   a product's ``pct_savings`` from or to it, or of its SKU), their cards read by
   SKU as a search's; the home page's newest by ``issued`` (a product's
-  issue date changed, created or deleted). So a price edit cools those
+  issue date or SKU changed, created or deleted), its cards the same. So a price edit cools those
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
   searches sorted by price or date), bumped by every product write;

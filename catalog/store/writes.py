@@ -152,6 +152,7 @@ def product_scopes(changes):
             names.update(order_scope(stayed, "title"))
         if changed("issued"):
             names.update(order_scope(stayed, "issued"))
+        if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs
             names.add(ISSUED)
         if changed("retail"):
             retails = [side.get("retail") for side in sides]

@@ -11,7 +11,7 @@ cards by SKU under their products' (two layers, as a category page's): the
 second visit reads what a warm category page sorted newest reads, and an edit,
 even one made while the first visit reads, shows on the next request. The deals
 pages keep their order under their savings' versions and read their cards by SKU
-the same way.
+the same way, and the home page's newest under ``issued``.
 """
 
 import threading
@@ -84,7 +84,7 @@ def warm_newest(client):
     return visit(client, "/c/rock/")[1]
 
 
-@pytest.mark.parametrize("url", PAGES + DEALS)
+@pytest.mark.parametrize("url", PAGES + DEALS + ["/"])
 def test_the_second_visit_reads_what_a_warm_page_reads(rock, url):
     warm = warm_newest(Client())
     assert warm == [("catalog_versions", "find"), ("inventory", "find")], warm  # versions, stock
@@ -92,7 +92,8 @@ def test_the_second_visit_reads_what_a_warm_page_reads(rock, url):
     visit(reader, url)
     response, second = visit(reader, url)
     assert second == warm, second  # no products read: its order and cards from the cache
-    assert skus_shown(response) == plain(url)
+    if url != "/":
+        assert skus_shown(response) == plain(url)
     assert visit(reader, url)[1] == warm
 
 

@@ -1,5 +1,6 @@
-"""The discount codes a shopper typed, kept in the session (``discount_codes``: a list of
-normalized codes, at most ``MAX_CODES``), and the pricing context they make."""
+"""The discount codes and gift cards a shopper typed, kept in the session (``discount_codes``:
+a list of normalized codes, at most ``MAX_CODES``; ``gift_cards``; ``gift_recipients``). The
+pricing context they make is ``orders.codes.session_context`` (orders' ``PricingContext``)."""
 
 CODES = "discount_codes"
 MAX_CODES = 5
@@ -84,13 +85,3 @@ def set_gift_recipient(request, sku, email, message=""):
     else:
         kept.pop(str(sku), None)
     request.session[GIFT_RECIPIENTS] = kept
-
-
-def context(request, email=""):
-    """The ``pricing.PricingContext`` of the session's codes and the signed-in account."""
-    from orders.pricing import PricingContext
-
-    user = getattr(request, "user", None)
-    signed_in = user is not None and user.is_authenticated
-    return PricingContext(codes=codes(request), gift_cards=gift_cards(request), user_id=str(user.pk) if signed_in else "",
-                          email=email or (user.email if signed_in else ""))

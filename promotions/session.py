@@ -2,6 +2,8 @@
 a list of normalized codes, at most ``MAX_CODES``; ``gift_cards``; ``gift_recipients``). The
 pricing context they make is ``orders.codes.session_context`` (orders' ``PricingContext``)."""
 
+from django.contrib import messages
+
 CODES = "discount_codes"
 MAX_CODES = 5
 
@@ -31,8 +33,6 @@ def drop_unapplied(request, applied):
     """Drop the session's codes that are not among ``applied`` (``Priced.discounts``), each
     with a message saying it no longer applies: checkout then expects exactly the codes the
     page showed (``place_order`` refuses a code that stopped applying, before any charge)."""
-    from django.contrib import messages
-
     shown = {entry.get("code") for entry in applied}
     for code in codes(request):
         if code not in shown:

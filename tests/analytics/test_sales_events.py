@@ -154,18 +154,6 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
     assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]
 
 
-def test_local_start_up_loads_and_rolls_up_the_chinook_sales(settings, monkeypatch, tmp_path):
-    from core import mongo
-    from shop import startup
-
-    monkeypatch.setattr(startup, "engine", lambda: mongo.LOCAL)
-    settings.SHOP_LOCAL_DB_DIR = tmp_path
-    settings.SHOP_LOAD_DEMO_CATALOG = True
-    startup.prepare_local_database()
-    assert Event.objects.count() == 2240
-    assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
-
-
 def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
     from django.contrib.auth import get_user_model
 

@@ -155,8 +155,6 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
 
 
 def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
-    from django.contrib.auth import get_user_model
-
     from tests.support.sales import analyst
 
     client.force_login(analyst())

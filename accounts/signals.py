@@ -6,6 +6,8 @@ from django.contrib import messages
 from inventory.merge import merge_guest_cart
 from inventory.session import CART_COUNT, CART_ID
 
+from .forms import normalize_email
+
 
 def merge_cart_at_login(sender, request, user, **kwargs):
     """``user_logged_in`` receiver: the session's guest cart becomes the account's (``merge_guest_cart``).
@@ -29,7 +31,5 @@ def merge_cart_at_login(sender, request, user, **kwargs):
 def normalize_user_email(sender, instance, **kwargs):
     """``pre_save`` receiver of the user model: its e-mail stored stripped and lower case, so
     that look-ups by address compare exactly (``accounts.forms.normalize_email``)."""
-    from .forms import normalize_email
-
     if instance.email:
         instance.email = normalize_email(instance.email)

@@ -7,21 +7,14 @@ pyplot, so no global state is shared between requests.
 
 import calendar
 import datetime
+import functools
 import io
 import math
 import re
 
-import matplotlib
+from django.utils.safestring import mark_safe
 
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.hashsalt"] = "shop-analytics"  # the same figures give the same SVG
-matplotlib.rcParams["svg.fonttype"] = "none"  # text as text, not paths
-
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-from django.utils.safestring import mark_safe  # noqa: E402
-
-from .periods import period_end  # noqa: E402
+from .periods import period_end
 
 REVENUE_COLOUR = "#417690"  # the admin's header blue
 UNITS_COLOUR = "#79aec8"
@@ -54,6 +47,24 @@ def thinned_ticks(labels, max_ticks=MAX_TICKS):
     return kept, [labels[n] for n in kept]
 
 
+@functools.cache
+def _matplotlib():
+    """``(Figure, FuncFormatter)``, matplotlib imported and set up on the first chart drawn.
+
+    Not at import: matplotlib takes about 0.7 s to import, and this module is imported by
+    the URLconf, so every process of the shop (each ``manage.py`` command, each gunicorn
+    worker) would pay it, though only the staff dashboard draws charts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "shop-analytics"  # the same figures give the same SVG
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text as text, not paths
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    return Figure, FuncFormatter
+
+
 def revenue_and_units_svg(labels, revenue_cents, units, title):
     """Two bar charts, revenue (dollars) above units, over ``labels``; returns an ``<svg>`` string.
 
@@ -62,6 +73,7 @@ def revenue_and_units_svg(labels, revenue_cents, units, title):
     (``thinned_ticks``). The SVG carries ``role="img"`` and an
     ``aria-label`` naming ``title``; the page shows the same figures in a table.
     """
+    Figure, FuncFormatter = _matplotlib()
     figure = Figure(figsize=(8, 4.2), layout="constrained")
     revenue_axes, units_axes = figure.subplots(2, 1, sharex=True)
     positions = range(len(labels))

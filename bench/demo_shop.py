@@ -17,7 +17,6 @@ checkout loads the local Stripe's Stripe.js where production loads js.stripe.com
 servers and gunicorn are stopped on leaving the ``with``.
 """
 
-import json
 import os
 import re
 import signal
@@ -79,12 +78,10 @@ class DemoShop(LiveShop):
     def stop(self):
         """Stop gunicorn, the local database server and this shop's local Stripe."""
         super().stop()
-        try:  # LocalStripe.pid() looks for an argument "localstripe", which the launcher's lacks
-            pid = json.loads((self.stripe_dir / "server.json").read_text())["pid"]
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except (OSError, ValueError, KeyError):
-            return
-        if b"localstripe_launch.py" in cmdline and str(self.stripe_dir).encode() in cmdline:
+        from orders.stripelocal import LocalStripe
+
+        pid = LocalStripe(self.stripe_dir).pid()
+        if pid:
             os.kill(pid, signal.SIGTERM)
 
     def cart_cookie(self, skus):

@@ -21,7 +21,7 @@ from django.db import models
 from catalog.listings.cards import CardList
 from catalog.models import Category, Product
 from catalog.products.keywords import search_words
-from catalog.store.cache import UNSET, ISSUED, cached, listing_scope, product_scope, shown_products, versions, words_scope
+from catalog.store.cache import UNSET, ISSUED, cached, listing_scope, product_scope, versions, words_scope
 from core import clock
 
 from .skus import parse_skus
@@ -86,7 +86,7 @@ class HomeBlockManager(models.Manager):
         for block in blocks:
             limit = max(1, min(int(block.limit or 8), 12))
             if block.kind == block.NEW_IN:
-                rows[block.pk] = Product.listings.newest_page({}, 0, limit, scope=(ISSUED,), shown=shown_products,
+                rows[block.pk] = Product.listings.newest_page({}, 0, limit, scope=(ISSUED,), by_sku=True,
                                                              stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.CATEGORY:
                 try:
@@ -95,7 +95,7 @@ class HomeBlockManager(models.Manager):
                     rows[block.pk] = []
                     continue
                 rows[block.pk] = Product.listings.newest_page(
-                    {"listed_in": category.pk}, 0, limit, scope=listing_scope([category.pk]), shown=shown_products,
+                    {"listed_in": category.pk}, 0, limit, scope=listing_scope([category.pk]), by_sku=True,
                     stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.SEARCH:
                 words = search_words(block.search_query)
@@ -105,7 +105,7 @@ class HomeBlockManager(models.Manager):
                 # Each word an equality on the multikey ``keywords`` index, as the search does.
                 match = {"keywords": words[0]} if len(words) == 1 else {"$and": [{"keywords": w} for w in words]}
                 rows[block.pk] = Product.listings.newest_page(
-                    match, 0, limit, scope=words_scope(words) + (ISSUED,), shown=shown_products, stock=False).documents
+                    match, 0, limit, scope=words_scope(words) + (ISSUED,), by_sku=True, stock=False).documents
             elif block.kind == block.COLLECTION and block.source == block.PRODUCTS:
                 try:
                     skus = parse_skus(block.skus)[:limit]

@@ -20,6 +20,8 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.db.models import Sum
 
+from core.throttle import too_many_requests
+
 
 def parameter_name(parameter):
     """``"username+ip_address"`` for ``["username", "ip_address"]``, ``"username"`` for ``"username"``."""
@@ -53,6 +55,4 @@ class PerParameterLimitsHandler(AxesDatabaseHandler):
 def lockout_response(request, original_response=None, credentials=None):
     """django-axes' ``AXES_LOCKOUT_CALLABLE``: the shop's 429 page for a locked-out log-in,
     with ``Retry-After`` the cool-off in seconds (``AXES_COOLOFF_TIME``)."""
-    from core.throttle import too_many_requests
-
     return too_many_requests(request, int(settings.AXES_COOLOFF_TIME.total_seconds()), login=True)

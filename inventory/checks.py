@@ -9,13 +9,13 @@ products: the cap protects nothing at that stock (``inventory.limits``).
 from django.conf import settings
 from django.core.checks import Warning, register
 
+from .limits import cap_for_stock
+
 
 @register("inventory")
 def check_client_cap(app_configs=None, **kwargs):
     """A list with ``inventory.W001`` when ``cap_for_stock(INVENTORY_DEFAULT_STOCK)`` units are
     the whole of that stock, else an empty list."""
-    from .limits import cap_for_stock
-
     stock = settings.INVENTORY_DEFAULT_STOCK
     if stock <= 1 or cap_for_stock(stock) < stock:
         return []

@@ -21,14 +21,15 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from core import clock
 from core.money import cents, dollars, in_words
 from core.templatetags.money import money
 
-from . import fulfilment, numbers
+from . import fulfilment, numbers, pricing
 from .exports import write_orders
 from .exceptions import InvalidTransition, OrderError
 from .models import Invoice, Order, PaymentAttempt
-from .refunds import refund_order, refundable
+from .refunds import refund_lines, refund_order, refundable
 
 
 class RefundForm(forms.Form):
@@ -88,8 +89,6 @@ class LineRefundForm(forms.Form):
         return {index: self.cleaned_data[name] for index, name in self.line_fields if self.cleaned_data.get(name)}
 
     def clean(self):
-        from . import pricing
-
         cleaned = super().clean()
         if self.errors:
             return cleaned
@@ -177,8 +176,6 @@ class OrderAdmin(admin.ModelAdmin):
     def refund_lines_view(self, request, object_id):
         """A refund of units of the order's lines (``refunds.refund_lines``): what was paid for
         them, confirmed in words first, restocked once. Needs the change permission."""
-        from .refunds import refund_lines
-
         order = self.get_object(request, object_id)
         if order is None:
             raise Http404("No such order.")
@@ -244,8 +241,6 @@ class OrderAdmin(admin.ModelAdmin):
     def ship_view(self, request, object_id):
         """Ship some units of the order's lines as one shipment (``fulfilment.ship``): the status
         follows from the lines, the shopper gets the tracking link. Needs the change permission."""
-        from core import clock
-
         order = self.get_object(request, object_id)
         if order is None:
             raise Http404("No such order.")

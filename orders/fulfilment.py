@@ -12,6 +12,7 @@ from inventory.models import Inventory
 from .emails import send_shipment_notice, send_shipping_notice
 from .exceptions import InvalidTransition, OrderError
 from .models import Order
+from .refunds import refund_order, refundable
 from .signals import order_status_changed
 
 logger = logging.getLogger(__name__)
@@ -100,8 +101,6 @@ def refund(number, provider=None):
         raise OrderError(f"No order {number}.")
     if order.status != Order.CANCELLED:
         raise InvalidTransition(number, order.status, Order.REFUNDED)
-    from .refunds import refund_order, refundable
-
     if refundable(order):
         # One key per order: a second cancel (or a retry after a failure) refunds nothing more.
         refund_order(number, None, "order cancelled", by="cancel", request=f"cancel-{number}", provider=provider)

@@ -27,6 +27,7 @@ from django_mongodb_backend.fields import ArrayField, EmbeddedModelArrayField, E
 from django_mongodb_backend.models import EmbeddedModel
 
 from addresses.formatting import address_lines
+from core.money import display
 
 from .managers import OrderManager, PaymentAttemptManager, PaymentEventManager, ledger
 from .managers.returns import ReturnRequestManager
@@ -397,8 +398,6 @@ class Order(models.Model):
         (placed, paid, each shipment's status, returns, cancellation), its shipments with
         their tracking links, its refunds, and staff notes (not public). ``public_only``:
         only what the shopper sees."""
-        from core.money import display
-
         entries = [TimelineEntry(c.at, "status", c.status + (f" ({c.note})" if c.note and c.status != "placed"
                                                               and not c.note.startswith("by ") else ""))
                    for c in self.history or ()]

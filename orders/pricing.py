@@ -34,6 +34,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from core.money import share_of_units
+from promotions import giftcards, rules
+from shipping.rates import apply_shipping
+from taxes.rates import apply_tax
 
 
 @dataclass(frozen=True)
@@ -174,8 +177,6 @@ def tax_on(amount, percent=None):
 def _discounts(priced, context):
     """Step 1: the discount codes of ``context.codes`` (``promotions.rules.apply``: each
     apportioned to the lines in its range, one read when there are codes)."""
-    from promotions import rules
-
     rules.apply(priced, context)
 
 
@@ -184,11 +185,8 @@ def _shipping(priced, context):
     (``shipping.rates.apply_shipping``: no round trip when the zones are cached); a
     free-shipping code (step 1) then takes it off. Gift cards sold (promotions) are e-mailed:
     an order of nothing else ships nothing."""
-    from promotions.giftcards import is_gift_card
-    from shipping.rates import apply_shipping
-
     apply_shipping(priced, context)
-    if priced.lines and all(is_gift_card(line.product_type) for line in priced.lines):
+    if priced.lines and all(giftcards.is_gift_card(line.product_type) for line in priced.lines):
         priced.shipping, priced.shipping_methods, priced.shipping_method, priced.shipping_refused = 0, [], None, ""
     if priced.free_shipping:  # a free-shipping code (step 1): its amount is the shipping taken off
         for entry in priced.discounts:
@@ -199,8 +197,6 @@ def _shipping(priced, context):
 def _tax(priced, context):
     """Step 3: tax by destination, per line, and on shipping at the goods' weighted rate
     (``taxes.rates.apply_tax``; at most one read, the destination's rates)."""
-    from taxes.rates import apply_tax
-
     apply_tax(priced, context)
 
 
@@ -234,8 +230,6 @@ def price(lines, facts, context=None):
     priced.discount = sum(line.discount for line in priced_lines)
     priced.tax = sum(line.tax for line in priced_lines) + priced.shipping_tax
     priced.total = priced.subtotal - priced.discount + priced.shipping + (0 if priced.tax_included else priced.tax)
-    from promotions import giftcards
-
     giftcards.apply(priced, context)  # a payment, after tax: ``gift_card`` + ``charged == total``
     return priced
 

@@ -19,9 +19,14 @@ A refund made in Stripe's dashboard reaches the order through the
 
 import logging
 
+from core import clock
+from inventory.models import Inventory
+from promotions.models import GiftCard
+
 from .exceptions import OrderError
 from .models import Order
 from .payments import PaymentError, get_provider
+from .signals import order_refunded
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +47,6 @@ def gift_card_part(order, amount):
 def _credit_gift_cards(order, cents, reason):
     """Credit ``cents`` back to ``order``'s gift cards, the last card used first (each at most
     what it paid). One write per card credited."""
-    from promotions.models import GiftCard
-
     for paid in reversed(order.gift_cards or []):
         part = min(cents, paid.amount)
         if part > 0:
@@ -95,10 +98,6 @@ def refund_order(number, amount, reason, by, request, provider=None):
 
 def _refunded(number, request, amount):
     """Send ``order_refunded`` (analytics counts the refund); a failing receiver is logged."""
-    from core import clock
-
-    from .signals import order_refunded
-
     for receiver, result in order_refunded.send_robust(sender=Order, number=number, request=request,
                                                        amount=amount, at=clock.now()):
         if isinstance(result, Exception):
@@ -154,8 +153,6 @@ def restock_refund(number, request):
     """Put the units of refund ``request`` of order ``number`` back in stock if that is due:
     ``Order.objects.claim_restock`` (one conditional write: only one caller wins), then
     ``Inventory.objects.return_units``. Returns ``{sku: units}`` returned ({} if nothing was due)."""
-    from inventory.models import Inventory
-
     units = Order.objects.claim_restock(number, request)
     if units:
         Inventory.objects.return_units(units)

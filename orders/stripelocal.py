@@ -136,7 +136,8 @@ def _is_localstripe(pid):
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return pid_alive(pid) and b"localstripe" in args
+    # The launcher's command line: python -I .../orders/localstripe_launch.py .../localstripe.pickle --port N
+    return pid_alive(pid) and any(b"localstripe" in arg.rsplit(b"/", 1)[-1] for arg in args)
 
 
 class LocalStripe:

@@ -23,6 +23,7 @@ from promotions import session as promotion_codes
 
 from . import repricing
 from .checkout import finish_payment, place_order
+from .codes import session_context
 from .exceptions import CheckoutRefused, CodeRefused, GiftCardRefused, PaymentActionRequired, PaymentInProgress, PricesChanged
 from .forms import AddressForm, BillingAddressForm, CheckoutForm, PriceConfirmationForm, ShippingMethodForm, billing_same
 from .models import Order
@@ -54,9 +55,9 @@ def _already_placed(request, placed):
 
 def _pricing_context(request, address_form):
     """The ``PricingContext`` of the session's codes and gift cards and the signed-in account
-    (``promotions.session.context``) with, when ``address_form`` is bound and valid, its
+    (``orders.codes.session_context``) with, when ``address_form`` is bound and valid, its
     address and VAT number (else priced with no destination)."""
-    context = dataclasses.replace(promotion_codes.context(request),  # the method picked (shipping.rates)
+    context = dataclasses.replace(session_context(request),  # the method picked (shipping.rates)
                                   shipping_method=ShippingMethodForm(request.POST or None).chosen())
     if not address_form.is_bound or not address_form.is_valid():
         return context

@@ -30,6 +30,8 @@ from django.views.decorators.http import require_POST
 
 from .models import PaymentAttempt, PaymentEvent
 from .payments import get_provider, shop_id
+from .reconcile import settle_attempt
+from .refunds import record_provider_refund
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +76,6 @@ def receive(request):
 
 def _settle(obj):
     """Settle the attempt named in the intent's metadata, asking Stripe (never the event)."""
-    from .reconcile import settle_attempt
-
     key = (obj.get("metadata") or {}).get("attempt")
     attempt = PaymentAttempt.objects.get_raw(key) if key else None
     if attempt is None or attempt.get("intent_id") != obj.get("id"):
@@ -85,8 +85,6 @@ def _settle(obj):
 
 def _refunded(obj):
     """Record on the order each refund of this charge not yet recorded (one write each)."""
-    from .refunds import record_provider_refund
-
     intent_id = obj.get("payment_intent")
     for refund in ((obj.get("refunds") or {}).get("data") or []):
         record_provider_refund(intent_id, refund["id"], int(refund["amount"]), refund.get("reason") or "")

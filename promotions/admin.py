@@ -19,9 +19,8 @@ from django.utils.safestring import mark_safe
 
 from core import clock
 
+from .models import MAX_LIMIT, GiftCard, GiftCardEntry, Offer, Voucher, normalize
 from .reports import campaign_report
-
-from .models import MAX_LIMIT, GiftCard, Offer, Voucher, normalize
 
 MAX_BATCH = 10_000
 
@@ -247,8 +246,6 @@ class GiftCardAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change:
             obj.history = [{"at": clock.now(), "amount": obj.balance, "key": "", "note": f"issued by {request.user}"}]
-            from .models import GiftCardEntry
-
             obj.history = [GiftCardEntry(**entry) for entry in obj.history]
         super().save_model(request, obj, form, change)
 

@@ -8,17 +8,12 @@ from pymongo import ASCENDING
 
 from core.mongo.indexes import model_indexes
 
+from .models import Offer
+
 _CLAIMS = {"vouchers": [([("claims.key", ASCENDING)], {"name": "claims_key"}),
                         # A campaign's codes: its CSV and its report (Voucher.objects.campaign_uses).
                         ([("campaign", ASCENDING)], {"name": "campaign"})],
            # A checkout attempt's gift-card holds: credited back or settled (GiftCard.objects).
            "gift_cards": [([("holds.key", ASCENDING)], {"name": "holds_key"})]}
 
-
-def _registry():
-    from .models import Offer
-
-    return {**_CLAIMS, **model_indexes(Offer)}
-
-
-INDEXES = _registry()
+INDEXES = {**_CLAIMS, **model_indexes(Offer)}

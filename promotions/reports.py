@@ -6,13 +6,26 @@ The uses come from the codes themselves (each kept claim names its cart,
 (``Order.objects.by_carts``, one read on the unique ``cart_id`` index): a claim
 whose cart has no order is a checkout under way (or one recovery has not released
 yet). All amounts are integer cents.
+
+Orders sit above promotions (``docs/architecture.md``, "Which way imports run"): this
+module imports no orders module. Orders hands over its reader of orders by cart at
+start-up (``orders.apps.OrdersConfig.ready`` calls ``register``), as the catalog hands the
+inventory its reader of products (``inventory/products.py``).
 """
 
 from dataclasses import dataclass, field
 
-from orders.models import Order
-
 from .models import Voucher
+
+_reader = {}
+
+
+def register(orders_by_carts):
+    """Hand over orders' reader: ``orders_by_carts(cart_ids)`` -> the order documents placed
+    from those carts (an iterable of str), each a dict with ``cart_id``, ``number``, ``total``
+    and ``refunded`` (cents) and ``discounts`` (``[{"code", "amount"}]``), in one read. Called
+    by ``orders.apps.OrdersConfig.ready``; a second call replaces the first."""
+    _reader["orders_by_carts"] = orders_by_carts
 
 
 @dataclass
@@ -41,10 +54,11 @@ class CampaignReport:
 
 
 def campaign_report(campaign):
-    """The ``CampaignReport`` of ``campaign`` (str). Two reads, whatever the number of codes."""
+    """The ``CampaignReport`` of ``campaign`` (str). Two reads, whatever the number of codes: the
+    codes' uses, then their carts' orders through the reader orders handed over (``register``)."""
     uses = Voucher.objects.campaign_uses(campaign)
     codes = {use["code"] for use in uses}
-    orders = {d["cart_id"]: d for d in Order.objects.by_carts(cart for use in uses for cart in use["carts"])}
+    orders = {d["cart_id"]: d for d in _reader["orders_by_carts"](cart for use in uses for cart in use["carts"])}
     report = CampaignReport(campaign=campaign, codes=len(uses))
     for use in uses:
         placed = [orders[cart] for cart in use["carts"] if cart in orders]

@@ -10,7 +10,7 @@ integer cents; a percent is rounded half up once per code.
 """
 
 from core import clock
-from core.money import apportion
+from core.money import apportion, display
 
 from .giftcards import is_gift_card
 from .models import Offer, Voucher, normalize
@@ -73,8 +73,6 @@ def check(voucher, priced, at=None):
     if voucher.get("used", 0) >= voucher.get("limit", 1):
         raise Refusal(code, USED_UP)
     if priced.subtotal < voucher.get("min_order", 0):
-        from core.money import display
-
         raise Refusal(code, NOT_APPLICABLE, f" (it needs a subtotal of {display(voucher['min_order'])})")
     lines = [line for line in priced.lines if matches(voucher, line)]
     if not lines:

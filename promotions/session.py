@@ -1,5 +1,8 @@
-"""The discount codes a shopper typed, kept in the session (``discount_codes``: a list of
-normalized codes, at most ``MAX_CODES``), and the pricing context they make."""
+"""The discount codes and gift cards a shopper typed, kept in the session (``discount_codes``:
+a list of normalized codes, at most ``MAX_CODES``; ``gift_cards``; ``gift_recipients``). The
+pricing context they make is ``orders.codes.session_context`` (orders' ``PricingContext``)."""
+
+from django.contrib import messages
 
 CODES = "discount_codes"
 MAX_CODES = 5
@@ -30,8 +33,6 @@ def drop_unapplied(request, applied):
     """Drop the session's codes that are not among ``applied`` (``Priced.discounts``), each
     with a message saying it no longer applies: checkout then expects exactly the codes the
     page showed (``place_order`` refuses a code that stopped applying, before any charge)."""
-    from django.contrib import messages
-
     shown = {entry.get("code") for entry in applied}
     for code in codes(request):
         if code not in shown:
@@ -84,13 +85,3 @@ def set_gift_recipient(request, sku, email, message=""):
     else:
         kept.pop(str(sku), None)
     request.session[GIFT_RECIPIENTS] = kept
-
-
-def context(request, email=""):
-    """The ``pricing.PricingContext`` of the session's codes and the signed-in account."""
-    from orders.pricing import PricingContext
-
-    user = getattr(request, "user", None)
-    signed_in = user is not None and user.is_authenticated
-    return PricingContext(codes=codes(request), gift_cards=gift_cards(request), user_id=str(user.pk) if signed_in else "",
-                          email=email or (user.email if signed_in else ""))

@@ -54,7 +54,6 @@ urlpatterns = [
     *(_debug_toolbar_urls() if settings.SHOP_DEBUG_TOOLBAR else []),
     path("", include("inventory.urls")),
     path("", include("orders.urls")),
-    path("", include("promotions.urls")),
     path("account/", include("accounts.urls")),
     path("", include("content.urls")),  # before the catalog's: the home page falls back to its
     path("", include("catalog.urls")),

@@ -5,7 +5,6 @@ the shop does not query VIES (a number can be well-formed and not registered).
 """
 
 from django.core.exceptions import ValidationError
-from stdnum.eu import vat as eu_vat
 
 # EU member states by ISO 3166-1 alpha-2 (Greece's VAT prefix is "EL", handled by stdnum).
 EU_COUNTRIES = frozenset(
@@ -30,6 +29,10 @@ def clean_vat_number(number, country):
         return ""
     if country not in EU_COUNTRIES:
         raise ValidationError("A VAT number applies to a business in the EU; leave it blank for this country.")
+    # python-stdnum takes about 60 ms to import (stdnum.util imports pydoc): imported at the
+    # first number checked, not at every process's start (orders' pricing imports this module).
+    from stdnum.eu import vat as eu_vat
+
     compact = eu_vat.compact(number)
     if not compact[:2].isalpha():
         compact = vat_prefix(country) + compact

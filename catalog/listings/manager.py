@@ -34,7 +34,7 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
 from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, listing_scope, order_scope,
-                                 prices_scope, savings_part_scope, savings_scope, shown_products)
+                                 prices_family, prices_scope, product_scope, savings_part_scope, savings_scope)
 from catalog.listings.cards import CardList
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
@@ -111,12 +111,16 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         product.matched = what_matched(document)
         return product
 
-    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None):
+    def cards(self, pipeline, fields=CARD_FIELD_NAMES, scope=(PRODUCTS,), shown=None, by_sku=False):
         """Run ``pipeline`` on the read preference (one aggregation, cached under ``scope``, the
         listing's: ``catalog/store/cache.py``), then read the stock of its products (one read).
-        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``."""
+        Returns its documents as cards (``card_from_document``). ``shown``: see ``cache.cached``.
+        ``by_sku``: the pipeline gives the page's order (documents with ``sku``), whose cards
+        are read by SKU under their products' versions (as ``counted_cards``)."""
         documents = cached("cards", pipeline, lambda: list(self.read_collection.aggregate(pipeline)), scope,
                            shown)
+        if by_sku:
+            documents = self._cards_of_order(documents)
         return CardList(self.with_availability(documents), lambda d: self.card_from_document(d, fields))
 
     def cards_by_sku(self, skus, scope):
@@ -134,19 +138,35 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         return cached("cards-by-sku", tuple(skus), read, tuple(scope))
 
-    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None, variant_options=None):
+    def counted_cards(self, pipeline, scope=(PRODUCTS,), shown=None, variant_options=None, by_sku=False):
         """Run ``pipeline``, whose last stage is ``$facet {total: [$count n], items: [...]}``
         (one aggregation, cached under ``scope``, the listing's), then read the stock of the
         items (one read). Returns ``(total, cards)``; ``variant_options``: the variant
         attributes chosen (``{code: values}``), whose matching variant each card shows
-        (``catalog.listings.cards.CardList``)."""
+        (``catalog.listings.cards.CardList``).
+
+        ``by_sku``: the items are the page's order (each with ``sku`` and what the pipeline
+        computed, e.g. a search's ``rank``), whose cards are read by SKU (``cards_by_sku``:
+        one read when cold, cached under ``product:<sku>`` of each, whose versions are known
+        before the read) and given the order's fields: a search by relevance is kept from
+        its first request, its order under its words' versions and its cards under its
+        products', so a price edit re-reads its cards, not its order."""
         def read():
             result = next(iter(self.read_collection.aggregate(pipeline)), {"total": [], "items": []})
             return (result["total"][0]["n"] if result["total"] else 0), result["items"]
 
         total, documents = cached("counted_cards", pipeline, read, scope,
                                   None if shown is None else lambda value: shown(value[1]))
+        if by_sku:
+            documents = self._cards_of_order(documents)
         return total, CardList(self.with_availability(documents), self.card_from_document, variant_options)
+
+    def _cards_of_order(self, order):
+        """The card documents of ``order`` (documents with ``sku``, in order), each given the
+        order's other fields (``_id`` aside): ``cards_by_sku`` under the products' versions."""
+        skus = [d["sku"] for d in order]
+        computed = {d["sku"]: {k: v for k, v in d.items() if k != "_id"} for d in order}
+        return [{**card, **computed[card["sku"]]} for card in self.cards_by_sku(skus, product_scope(skus))]
 
     def count_matching(self, match, scope=(PRODUCTS,)):
         """How many products match the filter ``match`` (one ``count_documents``, cached under
@@ -203,13 +223,17 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
     @staticmethod
     def order_scope(category_ids, sort):
-        """``(scope, shown)`` of the order of a listing of ``category_ids`` sorted by ``sort``
-        (see the module docstring), for ``ordered_cards``."""
+        """``(scope, shown, family)`` of the order of a listing of ``category_ids`` sorted by
+        ``sort`` (see the module docstring), for ``ordered_cards``: sorted by price, ``shown``
+        names the page's price bands and ``family`` (one category's: ``"prices:<id>:"``) the
+        prefix of all of them, read whole before the order is read (``cache.cached``), so the
+        order is kept from the page's first request; else ``shown`` and ``family`` are None."""
         scope = category_scope(category_ids)
         if sort in ("price", "-price"):
-            return scope, page_price_scope(category_ids)
+            family = prices_family(category_ids[0]) if len(set(category_ids)) == 1 else None
+            return scope, page_price_scope(category_ids), family
         field = {"title": "title", "newest": "issued"}[sort]
-        return scope + order_scope(category_ids, field), None
+        return scope + order_scope(category_ids, field), None, None
 
     def ordered_cards(self, key, read_order, scope, order):
         """A page of a listing read in two layers (see the module docstring), as cards with
@@ -217,14 +241,14 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         ``key``: what names the page (its filter, sort and slice); ``read_order()`` reads
         the page's products in order with ``ORDER_FIELDS`` (a list of documents);
-        ``scope``: the cards' (``listing_scope``); ``order``: ``(scope, shown)`` of the
+        ``scope``: the cards' (``listing_scope``); ``order``: ``(scope, shown, family)`` of the
         order (``order_scope``). Warm: no round trip for the page; cards cold: one read
         of the page's products by ``_id``; the order cold too: ``read_order``'s. Then the
         stock of the cards (one read)."""
-        order_scope_, shown = order
+        order_scope_, shown, family = order
 
         def read_cards():
-            ordered = cached("listing-order", key, read_order, order_scope_, shown)
+            ordered = cached("listing-order", key, read_order, order_scope_, shown, family)
             ids = [d["_id"] for d in ordered]
             if not ids:
                 return []
@@ -247,7 +271,7 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
 
-    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True):
+    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -266,6 +290,9 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         5 aggregations of a few hundred products at most when cold, then the stock
         of the cards (one read; ``stock=False``: none, the documents without ``available``, for
         a caller that reads the stock of several lists at once with ``with_availability``).
+        ``by_sku`` (instead of ``shown``): the page's order (SKUs) is kept under ``scope`` and
+        its cards read by SKU under their products' versions (``cards_by_sku``: one read when
+        cold), so it is kept from its first request.
         """
         def read(projection):
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
@@ -281,7 +308,11 @@ class ListingManager(MongoCollectionMixin, models.Manager):
 
         if order is not None:
             return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
-        documents = cached("newest_page", (match, start, stop), lambda: read(CARD_FIELDS), scope, shown)
+        if by_sku:
+            documents = self._cards_of_order(cached("newest_page", (match, start, stop, "by sku"),
+                                                    lambda: read({"sku": 1}), scope))
+        else:
+            documents = cached("newest_page", (match, start, stop), lambda: read(CARD_FIELDS), scope, shown)
         if not stock:
             return CardList(documents, self.card_from_document)
         return CardList(self.with_availability(documents), self.card_from_document)
@@ -290,8 +321,8 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         """The ``limit`` newest products by issue date (cards, with availability), for the home
         page: the same as a sort of every product on ``details.issue_date``, newest first,
         read from windows of issue dates (``newest_page``): usually 1 to 4 aggregations when
-        cold, then the stock of the cards (one read)."""
-        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), shown=shown_products))
+        cold, their cards by SKU (``by_sku``), then the stock of the cards (one read)."""
+        return list(self.newest_page({}, 0, int(limit), scope=(ISSUED,), by_sku=True))
 
     # -- storefront queries ("Product Catalog" use case "Operations") ----------------------
 

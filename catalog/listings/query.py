@@ -16,7 +16,7 @@ Used by ``Product.listings`` (``catalog/listings/manager.py``), search
 
 from pymongo import ASCENDING, DESCENDING
 
-from catalog.store.cache import savings_scope, shown_products
+from catalog.store.cache import savings_scope
 from catalog.listings.paginators import clamp_page
 
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
@@ -157,18 +157,25 @@ class ProductListing(ProductQuery):
     Paginator will ask for; ``count()`` reads it along. Another slice costs
     one more aggregation. Sorting happens after the match, in memory: right
     for a category page's few hundred products, while the Product Catalog queries that
-    an index sorts use a ``ProductQuery``. ``variant_options`` (``{code: values}``): the
+    an index sorts use a ``ProductQuery``. ``by_sku`` (a search by relevance): the
+    aggregation reads the page's order only (SKUs and ``extra_fields``), cached under
+    ``scope``, and the cards are read by SKU under ``product:<sku>`` of each, two layers as a
+    category page's (``ListingManager.counted_cards``). ``variant_options`` (``{code: values}``): the
     variant attributes its facets chose, whose matching variant each card shows
     (``catalog.listings.cards.matching_variant``).
     """
 
     def __init__(self, manager, match, sort, page_hint=(0, 24), stages=(), extra_fields=None,
-                 scope=("products",), shown=None, variant_options=None):
+                 scope=("products",), shown=None, variant_options=None, by_sku=False):
         super().__init__(manager, match, sort, scope=scope, shown=shown)
         self.variant_options = dict(variant_options or {})
         self.page_hint = page_hint
         self.stages = list(stages)  # run after the $match (e.g. ``search_ranking``)
-        self.projection = {**self.projection, **(extra_fields or {})}
+        # ``by_sku``: the aggregation keeps only the page's order (its SKUs and ``extra_fields``,
+        # under ``scope``); the cards are read by SKU under their products' versions
+        # (``ListingManager.counted_cards``).
+        self.by_sku = by_sku
+        self.projection = {**({"sku": 1} if by_sku else self.projection), **(extra_fields or {})}
 
     def count(self):
         if self._total is None:
@@ -189,7 +196,8 @@ class ProductListing(ProductQuery):
             *self.stages,
             {"$facet": {"total": [{"$count": "n"}], "items": window}},
         ]
-        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown, self.variant_options)
+        self._total, cards = self.manager.counted_cards(pipeline, self.scope, self.shown, self.variant_options,
+                                                        by_sku=self.by_sku)
         return cards
 
 
@@ -198,7 +206,7 @@ class CountedListing(ProductQuery):
 
     ``total`` is the category's kept count (``ListingCount.objects.listed``),
     so the count matches no product. Its page is read in two layers, its
-    order (``order``: its scope and ``shown``, ``ListingManager.order_scope``)
+    order (``order``: its scope, ``shown`` and ``family``, ``ListingManager.order_scope``)
     and its cards (``ListingManager.ordered_cards``), so that an edit that
     does not move products across the page re-reads its cards and not the
     sort. Newest first (``newest_first``), a page of a category of more than
@@ -209,7 +217,7 @@ class CountedListing(ProductQuery):
     over every match, as ``ProductQuery``).
     """
 
-    def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",), order=((), None)):
+    def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",), order=((), None, None)):
         super().__init__(manager, match, sort, scope=scope)
         self._total = total
         self.newest_first = newest_first
@@ -231,8 +239,9 @@ class DealsListing(ProductQuery):
     (``ListingManager.savings_counts``: one ``count_documents`` per saving,
     each cached under its ``savings:<pct>``, so an edit re-counts the two
     savings it changes), and a page reads only the savings it spans (one
-    aggregation over them, served by the ``pricing.pct_savings`` index),
-    cached under the savings from its lowest up and its products'.
+    aggregation over them, served by the ``pricing.pct_savings`` index, of
+    their SKUs), cached under the savings from its lowest up; its cards are
+    read by SKU under their products' versions (two layers, as a search's).
     """
 
     def __init__(self, manager, threshold, most):
@@ -277,6 +286,8 @@ class DealsListing(ProductQuery):
                     {"$sort": dict(self.sort)}, {"$skip": skip}]
         if stop is not None:
             pipeline.append({"$limit": max(stop - start, 1)})
-        pipeline.append({"$project": self.projection})
+        # The page's order (its SKUs) under the savings it spans; its cards read by SKU under
+        # their products' versions (``ListingManager.cards``' ``by_sku``): kept from its first visit.
+        pipeline.append({"$project": {"sku": 1}})
         return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection},
-                                  savings_scope(range(lowest, self.most + 1)), shown_products)
+                                  savings_scope(range(lowest, self.most + 1)), by_sku=True)

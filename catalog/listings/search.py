@@ -8,7 +8,7 @@ builders; the words come from ``catalog/products/keywords.py``, the ranking from
 
 from pymongo import ASCENDING
 
-from catalog.store.cache import PRODUCTS, shown_products, words_scope
+from catalog.store.cache import PRODUCTS, words_scope
 from catalog.products.keywords import prefix_range, search_words
 from catalog.listings.query import SORTS, ProductListing, ProductQuery, page_hint
 from catalog.listings.ranking import RANK_FIELDS, search_ranking
@@ -74,15 +74,18 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     words = search_words(text)
     if not words:
         return ProductQuery(manager, None, [])
-    # By relevance, the page depends on which products have the words, their searchable text
-    # and what is shown of them; by price or date on any product's (``catalog/store/cache.py``).
-    # Narrowed by facets, on any product's (a price or a genre decides what shows).
+    # By relevance, the page's order depends on which products have the words and their
+    # searchable text (and SKUs), all bumping ``words:<word>``; its cards on what is shown of
+    # its products, read by SKU under their ``product:<sku>`` (two layers: ``by_sku``, so the
+    # page is kept from its first request). By price or date on any product's
+    # (``catalog/store/cache.py``). Narrowed by facets, on any product's (a price or a genre
+    # decides what shows).
     relevance = sort == "relevance" and not refined
     scope = words_scope(words) if relevance else (PRODUCTS,)
     return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
                           page_hint=page_hint(page, per_page),
                           stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
-                          shown=shown_products if relevance else None, variant_options=variant_options)
+                          variant_options=variant_options, by_sku=relevance)
 
 
 def suggest_query(prefix):

@@ -32,6 +32,9 @@ The scopes (names of version documents):
   new, and a page sorted by price is keyed by the bands from its first
   product's price to its last's (``cached(..., shown=...)``), so an edit
   cools the pages whose prices it moves products across, not the others;
+  its order is read after the versions of all its category's bands
+  (``prices_family``, ``cached(..., family=...)``), so it is kept from its
+  first request;
 - ``faceted:<id>``: its facet counts: bumped when a product listed in it
   changes what they count (type, facet price band, details, variants'
   options); ``faceted:<id>:<part>`` the counts of its products of one issue
@@ -53,11 +56,15 @@ The scopes (names of version documents):
   show, and by the products they show (``product:<sku>`` of each, named by
   the cached value itself: ``cached(..., shown=...)``): a search by
   relevance by ``words:<word>`` of its words (bumped when a product with the
-  word changes its searchable text, is created or deleted); the deals
+  word changes its searchable text, its faceted values or its SKU, is created
+  or deleted), which key its count and order, and its cards read by SKU under
+  ``product:<sku>`` of each (``ListingManager.counted_cards``: two layers, so
+  it is kept from its first request); the deals
   (counted and read per saving, ``catalog.listings.query.DealsListing``) by
   ``savings:<pct>`` of each saving they count or show (bumped by a change of
-  a product's ``pct_savings`` from or to it); the home page's newest by ``issued`` (a product's
-  issue date changed, created or deleted). So a price edit cools those
+  a product's ``pct_savings`` from or to it, or of its SKU), their cards read by
+  SKU as a search's; the home page's newest by ``issued`` (a product's
+  issue date or SKU changed, created or deleted), its cards the same. So a price edit cools those
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
   searches sorted by price or date), bumped by every product write;
@@ -81,7 +88,9 @@ scope it needs, those asked for ahead (``prefetch``), and the scopes the
 last request of the same page (path and query) wanted after its first read
 (remembered, ``close_scope``). A later read needing a version not read yet
 reads it (one more round trip, only while the page's scopes change), and the
-next request of the page reads it with its first. A category page's scope
+next request of the page reads it with its first. A cold value whose scopes are a
+family known by prefix only (a category's price bands) reads the whole family first
+(``read_family``, one round trip). A category page's scope
 is known from the slug's remembered id (``hint``), so its first request
 keeps what it reads.
 ``catalog.storefront.middleware.CatalogVersionMiddleware`` opens the request's scope
@@ -204,6 +213,12 @@ def prices_scope(ids, low_cents, high_cents):
     return tuple(f"prices:{i}:{band}" for i in sorted(set(ids)) for band in range(low, high + 1))
 
 
+def prices_family(category_id):
+    """``"prices:<id>:"``: the prefix of every ``prices_scope`` name of the category
+    ``category_id`` (``cached(..., family=...)`` reads them all at once)."""
+    return f"prices:{category_id}:"
+
+
 def faceted_scope(ids):
     """``("faceted:<id>", ...)`` of the categories ``ids``: bumped when a product listed in one
     of them changes what its facets count (type, facet price band, details, variants'
@@ -257,13 +272,16 @@ def category_page_scope(category):
     return category_scope([category.pk]) + names_scope(a.pk for a in category.ancestors)
 
 
-def open_scope(read_versions, page=None):
+def open_scope(read_versions, page=None, read_family=None):
     """Open a request's cache scope; ``read_versions(names)`` returns ``{name: token}`` of the
     version documents among ``names`` (one round trip), the epoch always included. ``page``
     (the request's path and query) names the scopes the last request of it read after its
-    first read (``close_scope`` remembers them), read with its first. Returns the token
-    ``close_scope`` takes."""
-    return _scope.set({"read": read_versions, "tokens": {}, "page": page, "wanted": set()})
+    first read (``close_scope`` remembers them), read with its first. ``read_family(prefix)``
+    returns ``{name: token}`` of every version document whose name starts with ``prefix``
+    (one round trip), for ``cached(..., family=...)``; without it such a value is kept from
+    its page's second request only. Returns the token ``close_scope`` takes."""
+    return _scope.set({"read": read_versions, "tokens": {}, "page": page, "wanted": set(),
+                       "read_family": read_family, "families": {}})
 
 
 def close_scope(token):
@@ -297,6 +315,13 @@ def versions(names):
         return None
     tokens = state["tokens"]
     missing = [n for n in names if n not in tokens]
+    families = state.get("families")
+    if missing and families:  # names of a family read whole (``read_family``): no round trip
+        for name in missing:
+            prefix = next((p for p in families if name.startswith(p)), None)
+            if prefix is not None:
+                tokens[name] = families[prefix].get(name, UNSET)
+        missing = [n for n in names if n not in tokens]
     if missing:
         if tokens:
             ask = sorted(set(missing))
@@ -321,6 +346,7 @@ def forget_version():
     state = _scope.get()
     if state:
         state["tokens"].clear()
+        state.get("families", {}).clear()
 
 
 def cache_key(kind, key, tokens):
@@ -332,7 +358,7 @@ def cache_key(kind, key, tokens):
     return f"catalog:{kind}:{digest}"
 
 
-def cached(kind, key, compute, scope, shown=None):
+def cached(kind, key, compute, scope, shown=None, family=None):
     """``compute()``'s value, from the cache when the versions of ``scope`` (a tuple of
     scope names, see the module docstring) are those it was stored under.
 
@@ -344,22 +370,63 @@ def cached(kind, key, compute, scope, shown=None):
     random SKUs and slugs cannot fill the cache and evict useful entries.
 
     ``shown(value)``, when given, names the further scopes the value depends on that
-    only the value tells (the products a page of deals shows, ``product:<sku>``...):
-    they are remembered for ``key`` (``hint``) and read with the request's other versions
-    the next time; a value whose ``shown`` differs from what was remembered is computed
-    again, and kept only once the scopes it names were read before it was computed.
+    only the value tells (the price bands a page sorted by price spans, the products a
+    page of deals shows, ``product:<sku>``...): they are remembered for ``key`` (``hint``)
+    and read with the request's other versions the next time; a value whose ``shown``
+    differs from what was remembered is computed again. A value is kept only under
+    versions read *before* it was computed (a write bumps after it writes, so a version
+    read after the computation may already name a write the value missed):
+
+    - with ``family`` (a prefix of scope names, e.g. ``"prices:<id>:"``, that every name
+      ``shown`` can give starts with), a value to compute is computed after one read of
+      every version of the family (``read_family``, once per request), so it is kept at
+      once under the scopes it shows: its page's next request finds it;
+    - without (the products a page shows, which no family bounds), it is kept only
+      once the scopes it names were read before it was computed: from its page's second
+      request, found from the third.
     """
     if shown is None:
         return _cached(kind, key, compute, scope)
     remembered = hint(f"shown:{kind}", key) or ()
-    value = _cached(kind, (key, remembered), compute, (*scope, *remembered),
-                    valid=lambda value: tuple(shown(value)) == remembered)
+    state = _scope.get()
+    if family is not None and state is not None and state.get("read_family") is not None:
+        value = _cached_in_family(kind, key, compute, scope, shown, family, remembered, state)
+    else:
+        value = _cached(kind, (key, remembered), compute, (*scope, *remembered),
+                        valid=lambda value: tuple(shown(value)) == remembered)
     names = tuple(shown(value)) if value is not None else remembered
     if names != remembered:
         remember(f"shown:{kind}", key, names)
-        state = _scope.get()
         if state is not None:  # read with the page's next request's first read
             state["wanted"].update(names)
+    return value
+
+
+def _cached_in_family(kind, key, compute, scope, shown, family, remembered, state):
+    """``cached`` with ``shown`` and ``family`` in a request (``state``): the value kept under
+    ``(key, remembered)`` when its ``shown`` is still ``remembered``; else computed after the
+    family's versions were read (one round trip, once per request) and kept under
+    ``(key, shown(value))`` at versions all read before the computation."""
+    names = (EPOCH, *scope, *remembered)
+    if state["tokens"] and any(n not in state["tokens"] for n in names):
+        state["wanted"].update(names)
+    store = caches[settings.CATALOG_CACHE]
+    value = store.get(cache_key(kind, (key, remembered), versions(names)), _MISSING)
+    if value is not _MISSING and tuple(shown(value)) == remembered:
+        return value
+    if family not in state["families"]:
+        state["families"][family] = state["read_family"](family)
+    # The tokens read before ``compute`` (the scope's, the family's), kept aside: a bump
+    # during it (``forget_version``) must not have the value kept under later ones.
+    read, in_family = dict(state["tokens"]), state["families"][family]
+    unkept = state.get("unkept", 0)
+    value = compute()
+    shows = tuple(shown(value)) if value is not None else None
+    if shows is not None and all(n.startswith(family) for n in shows) and state.get("unkept", 0) == unkept:
+        tokens = tuple(read[n] if n in read else in_family.get(n, UNSET) for n in (EPOCH, *scope, *shows))
+        store.set(cache_key(kind, (key, shows), tokens), value, settings.CATALOG_CACHE_SECONDS)
+    else:
+        state["unkept"] = state.get("unkept", 0) + 1
     return value
 
 

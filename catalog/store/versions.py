@@ -26,6 +26,7 @@ from pymongo.errors import BulkWriteError, DuplicateKeyError
 from core.mongo import only_duplicate_keys
 from core.mongo.collections import MongoCollectionMixin
 
+from catalog.products.keywords import prefix_range
 from catalog.store.cache import EPOCH, forget_version
 
 #: The ``name`` of the epoch's version document (kept for callers of the single version).
@@ -55,6 +56,16 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
         if EPOCH not in found:
             found[EPOCH] = self._create_epoch()
         return found
+
+    def family(self, prefix):
+        """``{name: token}`` of every version document whose name starts with ``prefix`` (a
+        non-empty str, e.g. ``"prices:<id>:"``: the price bands of a category): one read from
+        the primary, a range on the unique ``name`` index (SecantusDB serves no ``$regex``
+        from an index: docs/local-server-differences.md, local-server difference 12). A scope
+        missing from it has never been bumped (``cache.UNSET``)."""
+        prefix = str(prefix)
+        return {d["name"]: d["token"] for d in self.collection.find({"name": prefix_range(prefix)},
+                                                                    {"name": 1, "token": 1})}
 
     def _create_epoch(self):
         # SecantusDB difference: when several find_one_and_update(upsert=True) race to

@@ -122,8 +122,8 @@ def product_scopes(changes):
     (``prices:``) when it changes, and their facet counts (``faceted:``)
     when what they count changes (type, facet price band, details, variants'
     options); across categories, what decides which products those pages
-    show: the words of those whose searchable text or faceted values change
-    (a search's facet counts are keyed by its words), the old and the new
+    show: the words of those whose searchable text, faceted values or SKU change
+    (a search's facet counts and order are keyed by its words), the old and the new
     ``pct_savings`` of those whose saving changes (the deals are counted and
     read per saving), the issue dates."""
     names = set()
@@ -152,6 +152,7 @@ def product_scopes(changes):
             names.update(order_scope(stayed, "title"))
         if changed("issued"):
             names.update(order_scope(stayed, "issued"))
+        if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs
             names.add(ISSUED)
         if changed("retail"):
             retails = [side.get("retail") for side in sides]
@@ -163,9 +164,10 @@ def product_scopes(changes):
         if changed("faceted") or changed("issued"):
             names.update(faceted_scope(stayed))
             names.update(faceted_part_scope(stayed, parts))
-        if changed("text") or changed("faceted"):
+        if changed("text") or changed("faceted") or changed("sku"):
+            # A search's order keeps its products' SKUs (its cards are read by them).
             names.update(words_scope(w for side in sides for w in side.get("keywords") or []))
-        if changed("pct") or changed("issued"):
+        if changed("pct") or changed("issued") or changed("sku"):  # a deals page's order keeps SKUs
             for side in sides:
                 names.update(savings_scope([side.get("pct") or 0]))
                 names.update(savings_part_scope(side.get("pct") or 0, [issue_part(side.get("issued"))]))

@@ -7,13 +7,14 @@ from catalog.models import CatalogVersion
 class CatalogVersionMiddleware:
     """Opens each request's catalog cache scope: the versions it needs are read together, at
     most once each in it (``CatalogVersion.objects.tokens``, one round trip), and only if the
-    request reads the catalog."""
+    request reads the catalog; a family of them (a category's price bands) in one more when
+    a page needs them all (``CatalogVersion.objects.family``)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        token = open_scope(CatalogVersion.objects.tokens, request.get_full_path())
+        token = open_scope(CatalogVersion.objects.tokens, request.get_full_path(), CatalogVersion.objects.family)
         try:
             return self.get_response(request)
         finally:

@@ -20,6 +20,8 @@ import datetime
 
 from pymongo.errors import AutoReconnect
 
+from core import clock
+
 #: Tries of one write (the first and the retries after a dropped connection).
 ATTEMPTS = 3
 
@@ -51,8 +53,6 @@ def carries(document, fields):
     """True when ``document`` (a raw document as read, or None) has every value of ``fields``
     (a dict of top-level fields): how ``applied()`` recognises a write's own ``$set``.
     Datetimes compare in UTC whether read back naive or aware (``core.clock``)."""
-    from core import clock
-
     if document is None:
         return False
     for name, value in fields.items():

@@ -22,7 +22,7 @@ from core import clock
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.writes import write_once
 
-from .. import numbers
+from .. import numbers, pricing
 from ..exceptions import InvalidTransition, OrderError
 
 COUNTERS = "counters"
@@ -115,7 +115,8 @@ class OrderManager(MongoCollectionMixin, models.Manager):
     def by_carts(self, cart_ids):
         """The order documents placed from the carts ``cart_ids`` (str), with ``cart_id``,
         ``number``, ``total``, ``refunded``, ``discounts`` and ``placed_at`` only: one read on
-        the unique ``cart_id`` index (a campaign's report, ``promotions.reports``)."""
+        the unique ``cart_id`` index (a campaign's report, ``promotions.reports``, which gets this
+        reader from ``OrdersConfig.ready``)."""
         wanted = sorted({str(c) for c in cart_ids if c})
         if not wanted:
             return []
@@ -353,8 +354,6 @@ class OrderManager(MongoCollectionMixin, models.Manager):
         Raises ``OrderError`` (no such order, no units, a bad line, more units than are left
         to refund, more money than is left) and nothing is written then.
         """
-        from .. import pricing
-
         if not units or any(not isinstance(n, int) or n < 1 for n in units.values()):
             raise OrderError(f"Order {number}: a refund of lines needs at least one unit.")
         mine = str(ObjectId())

@@ -105,3 +105,4 @@ def test_every_chart_keeps_its_table_of_figures(staff_client, sales):
     for query in ("?year=2023", "?year=2023&month=3"):
         html = staff_client.get(f"/admin/analytics/{query}").content.decode()
         assert html.count('<svg role="img"') == 1 and html.count('<table id="figures">') == 1
+

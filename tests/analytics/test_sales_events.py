@@ -68,7 +68,12 @@ def test_load_sales_refuses_a_file_that_is_not_chinook(tmp_path):
     assert Event.objects.count() == 0
 
 
-def test_yearly_revenue_equals_the_invoices_of_each_year(chinook_sales):
+def test_the_chinook_sales_rolled_up_equal_the_invoices_once_on_the_dashboard(client, chinook_sales):
+    """One test for the three checks of the rolled-up Chinook sales (loading and rolling
+    them up takes about 20 s of the local server's time)."""
+    from tests.support.sales import analyst
+
+    # Each year's revenue equals its invoices, and the months add up to the same.
     expected = invoice_totals_by_year()
     assert sorted(expected) == [2021, 2022, 2023, 2024, 2025]
     yearly = RollupProgress.objects.buckets("yearly")
@@ -76,8 +81,19 @@ def test_yearly_revenue_equals_the_invoices_of_each_year(chinook_sales):
     monthly = RollupProgress.objects.buckets("monthly")
     assert sum(b["total"] for b in monthly) == sum(c for c, _n in expected.values())
 
+    # The dashboard shows each year's invoices.
+    client.force_login(analyst())
+    response = client.get("/admin/analytics/")
+    assert [(int(b["label"]), b["total"]) for b in response.context["bars"]] == [
+        (year, cents) for year, (cents, _count) in sorted(expected.items())]
+    html = response.content.decode()
+    assert all(f'href="?year={year}"' in html for year in expected)
+    # The imported invoices stay out of the funnel ("Sales 2246: 22460.0 %" before).
+    funnel = response.context["funnel"]
+    assert funnel.imported == 2240 and funnel.steps[-1].value == 0
+    assert "2240 imported sale lines in this period" in html
 
-def test_rollup_stats_twice_changes_nothing(chinook_sales):
+    # A second rollup changes nothing.
     before = sorted(get_collection("stats.monthly").find(), key=lambda d: d["_id"])
     assert "0 hours touched" in run("rollup_stats", "--lag", "0")
     assert sorted(get_collection("stats.monthly").find(), key=lambda d: d["_id"]) == before
@@ -152,33 +168,3 @@ def test_adding_to_the_cart_records_one_cart_event(client, chinook):
     client.post("/cart/add/", {"sku": "CHK-0001", "qty": 9})  # more than the stock: nothing recorded
     events = list(get_collection("events").find({"type": "cart"}))
     assert [(e["sku"], e["qty"]) for e in events] == [("CHK-0001", 2)]
-
-
-def test_local_start_up_loads_and_rolls_up_the_chinook_sales(settings, monkeypatch, tmp_path):
-    from core import mongo
-    from shop import startup
-
-    monkeypatch.setattr(startup, "engine", lambda: mongo.LOCAL)
-    settings.SHOP_LOCAL_DB_DIR = tmp_path
-    settings.SHOP_LOAD_DEMO_CATALOG = True
-    startup.prepare_local_database()
-    assert Event.objects.count() == 2240
-    assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
-
-
-def test_the_dashboard_shows_each_years_invoices(client, chinook_sales):
-    from django.contrib.auth import get_user_model
-
-    from tests.support.sales import analyst
-
-    client.force_login(analyst())
-    response = client.get("/admin/analytics/")
-    expected = invoice_totals_by_year()
-    assert [(int(b["label"]), b["total"]) for b in response.context["bars"]] == [
-        (year, cents) for year, (cents, _count) in sorted(expected.items())]
-    html = response.content.decode()
-    assert all(f'href="?year={year}"' in html for year in expected)
-    # The imported invoices stay out of the funnel ("Sales 2246: 22460.0 %" before).
-    funnel = response.context["funnel"]
-    assert funnel.imported == 2240 and funnel.steps[-1].value == 0
-    assert "2240 imported sale lines in this period" in html

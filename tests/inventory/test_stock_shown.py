@@ -41,10 +41,10 @@ def test_a_warm_product_page_reads_only_the_catalog_versions(kept):
 @pytest.mark.parametrize("url", ["/c/rock/", "/c/rock/?sort=price", "/search/?q=love"])
 def test_a_warm_listing_reads_only_the_catalog_versions(kept, url):
     """Its cards' stock comes from what is kept, like the product page's; its cards, counts and
-    order from the cache: one read, no read of the products or the stock. Asked twice before:
-    a page sorted by price and a search learn on their first visit which products they show,
-    and keep their page from the second (``catalog.store.cache.cached``'s ``shown``)."""
-    Client().get(url)
+    order from the cache: one read, no read of the products or the stock. Asked once before:
+    a page sorted by price reads its category's price bands' versions before its order
+    (``catalog.store.cache.cached``'s ``family``) and a search its products' before their cards,
+    so each keeps its page from its first visit."""
     Client().get(url)
     with count_operations() as warm:
         page = Client().get(url)

@@ -4,6 +4,7 @@ owned by another user is refused before localstripe reads it, and its webhook se
 random per state directory."""
 
 import os
+from pathlib import Path
 import pickle
 import signal
 import socket
@@ -69,6 +70,8 @@ def test_the_local_stripe_listens_on_127_0_0_1_only(local):
     # ::ffff:127.0.0.1 as /proc/net/tcp6 writes it; every interface would be all zeros.
     assert listen_addresses(port) == ["0000000000000000FFFF00000100007F"]
     assert stripelocal.answers(port)
+    # Found by its pid (the fixture stops it by that pid: without it, the process outlived the test).
+    assert local.pid() is not None and f"--port {port}".encode() in Path(f"/proc/{local.pid()}/cmdline").read_bytes().replace(b"\0", b" ")
     address = outside_address()
     if address:
         with pytest.raises(ConnectionRefusedError):

@@ -18,14 +18,9 @@ RANK = {"shop": 5, "accounts": 4, "analytics": 4, "api": 4, "content": 4, "order
         "addresses": 2.5,
         "catalog": 2, "inventory": 1, "core": 0}
 
-# Imports against the direction still in the code, each named with its reason; the tests
-# below fail on any other, and on an entry here that is gone (then delete it).
-AGAINST_THE_DIRECTION = {
-    ("promotions.pricing", "orders.pricing"): "the cart page's discounted total (issue 43's code, not yet moved to orders)",
-    ("promotions.session", "orders.pricing"): "the session's PricingContext (issue 43's code, not yet moved to orders)",
-    ("promotions.reports", "orders.models"): "a campaign's report reads its codes' orders for the vouchers' admin "
-                                             "(issue 43's code, not yet moved to orders)",
-}
+# Imports against the direction, each ``(module, module imported): reason``: none. The tests
+# below fail on any import not named here, and on an entry whose import is gone.
+AGAINST_THE_DIRECTION = {}
 
 # Imports inside functions, each ``(file, module imported): reason``.
 INSIDE_FUNCTIONS = {
@@ -46,9 +41,13 @@ INSIDE_FUNCTIONS = {
     ("orders/apps.py", "orders.signals"): "AppConfig.ready connects the receivers",
     ("orders/apps.py", "orders.gift_cards_sold"): "AppConfig.ready connects the gift cards' issue",
     ("orders/apps.py", "orders.invoices"): "AppConfig.ready connects the credit notes' issue",
+    ("orders/apps.py", "orders.models"): "AppConfig.ready hands promotions its reader of orders by cart",
+    ("orders/apps.py", "promotions.reports"): "AppConfig.ready hands promotions its reader of orders by cart",
     ("orders/emails.py", "orders.invoices"): "invoices imports emails (a credit note's e-mail): the PDFs attached are asked for at send",
     ("orders/models.py", "orders.returns"): "returns imports the models: an order's timeline asks for its return events when shown",
     ("promotions/apps.py", "promotions.labels"): "AppConfig.ready: an offer saved publishes the labels' token",
+    ("promotions/apps.py", "promotions.models"): "AppConfig.ready: models load after the registry",
+    ("shipping/apps.py", "shipping.models"): "AppConfig.ready: models load after the registry",
     ("shop/apps.py", "shop.staffpasswords"): "AppConfig.ready connects the password receivers",
     ("shop/apps.py", "core.mqlpanel"): "AppConfig.ready: the debug toolbar panel, in DEBUG only",
     ("shop/startup.py", "catalog.models"): "start-up runs before the app registry is ready",
@@ -56,39 +55,6 @@ INSIDE_FUNCTIONS = {
     # The local Stripe (its own process) only when the shop runs without a Stripe key.
     ("orders/payments.py", "orders.stripelocal"): "the local Stripe, only when no Stripe key is set",
     ("orders/webhooks.py", "orders.stripelocal"): "the local Stripe, only when no Stripe key is set",
-    # Left as they were by the catalog's split (other apps' code, some in work elsewhere):
-    # lift each to module level when its file is next touched (this test then says whether
-    # a circle would follow) and delete its line here.
-    ("accounts/signals.py", "accounts.forms"): "not yet lifted",
-    ("core/loginlimits.py", "core.throttle"): "not yet lifted",
-    ("core/mongo/writes.py", "core.clock"): "not yet lifted",
-    ("inventory/checks.py", "inventory.limits"): "not yet lifted",
-    ("orders/admin.py", "orders.pricing"): "not yet lifted",
-    ("orders/admin.py", "orders.refunds"): "not yet lifted",
-    ("orders/admin.py", "core.clock"): "not yet lifted",
-    ("orders/fulfilment.py", "orders.refunds"): "not yet lifted",
-    ("orders/managers/orders.py", "orders.pricing"): "not yet lifted",
-    ("orders/models.py", "core.money"): "not yet lifted",
-    ("orders/refunds.py", "core.clock"): "not yet lifted",
-    ("orders/refunds.py", "orders.signals"): "not yet lifted",
-    ("orders/refunds.py", "inventory.models"): "not yet lifted",
-    ("orders/webhooks.py", "orders.reconcile"): "not yet lifted",
-    ("orders/webhooks.py", "orders.refunds"): "not yet lifted",
-    ("orders/claims.py", "promotions.models"): "not yet lifted",
-    ("orders/forms.py", "taxes.vat"): "not yet lifted",
-    ("orders/pricing.py", "promotions.giftcards"): "not yet lifted",
-    ("orders/pricing.py", "promotions.rules"): "not yet lifted",
-    ("orders/pricing.py", "taxes.rates"): "not yet lifted",
-    ("orders/pricing.py", "shipping.rates"): "not yet lifted",
-    ("orders/refunds.py", "promotions.models"): "not yet lifted",
-    ("promotions/admin.py", "promotions.models"): "not yet lifted",
-    ("promotions/apps.py", "promotions.models"): "AppConfig.ready: models load after the registry",
-    ("shipping/apps.py", "shipping.models"): "AppConfig.ready: models load after the registry",
-    ("promotions/indexes.py", "promotions.models"): "not yet lifted",
-    ("promotions/rules.py", "core.money"): "not yet lifted",
-    ("promotions/session.py", "orders.pricing"): "not yet lifted",
-    ("promotions/views.py", "core.clock"): "not yet lifted",
-    ("promotions/views.py", "core.money"): "not yet lifted",
 }
 
 
@@ -104,9 +70,10 @@ def project_modules():
             if "migrations" not in path.parts}
 
 
-def imports(path, modules):
+def imports(path, modules, text=None):
     """``(at module level, inside functions)``: two lists of ``(line, project module)`` that
-    ``path`` imports (an ``if TYPE_CHECKING:`` block is not an import)."""
+    ``path`` imports (an ``if TYPE_CHECKING:`` block is not an import); ``text`` its source
+    when given, else the file's."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
 
@@ -138,16 +105,18 @@ def imports(path, modules):
             else:
                 walk(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
-    walk(ast.parse(path.read_text(encoding="utf-8")), False)
+    walk(ast.parse(path.read_text(encoding="utf-8") if text is None else text), False)
     return top, inner
 
 
-def graph():
-    """``(module-level imports {module: {module}}, function-level [(file, line, module)], paths)``."""
-    modules = project_modules()
+def graph(planted=None):
+    """``(module-level imports {module: {module}}, function-level [(file, line, module)])``;
+    ``planted``: ``{path: source}`` of modules added to the project's (a test's own imports)."""
+    planted = planted or {}
+    modules = {**project_modules(), **{module_name(path): path for path in planted}}
     top, inner = {}, []
     for name, path in modules.items():
-        at_top, in_functions = imports(path, modules)
+        at_top, in_functions = imports(path, modules, planted.get(path))
         top[name] = {target for _, target in at_top}
         inner.extend((str(path.relative_to(BASE_DIR)), line, target) for line, target in in_functions)
     return top, inner
@@ -189,6 +158,37 @@ def app_of(module):
     return module.split(".")[0]
 
 
+def against_the_direction(top, inner):
+    """The imports of ``graph()``'s ``(top, inner)`` from one app to another of its rank or
+    above (``RANK``), at module level or inside functions: ``{(module, module imported)}``."""
+    edges = [(source, target) for source, targets in top.items() for target in targets]
+    edges += [(module_name(BASE_DIR / path), target) for path, _, target in inner]
+    return {(source, target) for source, target in edges
+            if app_of(source) != app_of(target) and RANK[app_of(target)] >= RANK[app_of(source)]}
+
+
+def apps_both_ways(top, inner):
+    """The pairs of apps ``(a, b)``, ``a < b``, that import each other (at module level or inside
+    functions), those of ``AGAINST_THE_DIRECTION`` left out."""
+    pairs = {(app_of(source), app_of(target)) for source, targets in top.items() for target in targets}
+    pairs |= {(path.split("/")[0], app_of(target)) for path, _, target in inner}
+    pairs -= {(app_of(source), app_of(target)) for source, target in AGAINST_THE_DIRECTION}
+    return sorted((a, b) for a, b in pairs if a < b and (b, a) in pairs)
+
+
+def not_allowed_inside_functions(inner):
+    """``"file:line: module"`` of each import inside a function that ``INSIDE_FUNCTIONS`` does not name."""
+    return sorted({f"{path}:{line}: {target}" for path, line, target in inner if (path, target) not in INSIDE_FUNCTIONS})
+
+
+def kernel_imports_of_apps(top, inner):
+    """``"module: app module"`` of each import of an app (or the project) by the kernel."""
+    offending = sorted({f"{source}: {target}" for source, targets in top.items() if app_of(source) == "core"
+                        for target in targets if app_of(target) in APPS})
+    return offending + sorted(f"{path}: {target}" for path, _, target in inner
+                              if path.startswith("core/") and app_of(target) in APPS)
+
+
 def test_no_import_circle_at_module_level_in_the_whole_project():
     top, _ = graph()
     assert circles(top) == []
@@ -196,9 +196,7 @@ def test_no_import_circle_at_module_level_in_the_whole_project():
 
 def test_no_import_inside_a_function_but_those_allowed():
     _, inner = graph()
-    offending = sorted({f"{path}:{line}: {target}" for path, line, target in inner
-                        if (path, target) not in INSIDE_FUNCTIONS})
-    assert offending == []
+    assert not_allowed_inside_functions(inner) == []
 
 
 def test_the_allow_list_names_only_imports_still_there():
@@ -207,22 +205,35 @@ def test_the_allow_list_names_only_imports_still_there():
 
 
 def test_no_two_apps_import_each_other():
-    top, inner = graph()
-    pairs = {(app_of(source), app_of(target)) for source, targets in top.items() for target in targets}
-    pairs |= {(path.split("/")[0], app_of(target)) for path, _, target in inner}
-    pairs -= {(app_of(source), app_of(target)) for source, target in AGAINST_THE_DIRECTION}
-    both_ways = sorted((a, b) for a, b in pairs if a < b and (b, a) in pairs)
-    assert both_ways == []
+    assert apps_both_ways(*graph()) == []
 
 
 def test_imports_run_the_documented_direction():
-    top, inner = graph()
-    edges = [(source, target) for source, targets in top.items() for target in targets]
-    edges += [(module_name(BASE_DIR / path), target) for path, _, target in inner]
-    upward = {(source, target) for source, target in edges
-              if app_of(source) != app_of(target) and RANK[app_of(target)] >= RANK[app_of(source)]}
+    upward = against_the_direction(*graph())
     assert sorted(upward - set(AGAINST_THE_DIRECTION)) == []
     assert sorted(set(AGAINST_THE_DIRECTION) - upward) == []
+
+
+def test_an_import_against_the_direction_fails_the_checks():
+    # Three modules planted beside the project's: the inventory importing orders at module level,
+    # promotions importing orders inside a function, the kernel importing the inventory.
+    planted = {BASE_DIR / "inventory" / "planted.py": "from orders.models import Order\n",
+               BASE_DIR / "promotions" / "planted.py": "def report():\n    from orders import pricing\n",
+               BASE_DIR / "core" / "planted.py": "from inventory import session\n"}
+    top, inner = graph(planted)
+    assert {edge for edge in against_the_direction(top, inner) if edge[0].endswith(".planted")} == {
+        ("inventory.planted", "orders.models"), ("core.planted", "inventory.session"), ("promotions.planted", "orders.pricing")}
+    assert {("inventory", "orders"), ("orders", "promotions")} <= set(apps_both_ways(top, inner))
+    assert [entry for entry in not_allowed_inside_functions(inner) if "planted" in entry] == [
+        f"{Path('promotions', 'planted.py')}:2: orders.pricing"]
+    assert "core.planted: inventory.session" in kernel_imports_of_apps(top, inner)
+
+
+def test_a_circle_inside_an_app_fails_the_check():
+    # Two modules of one app planted importing each other (one relatively) at module level.
+    planted = {BASE_DIR / "catalog" / "planted_a.py": "from catalog import planted_b\n",
+               BASE_DIR / "catalog" / "planted_b.py": "from . import planted_a\n"}
+    assert ["catalog.planted_a", "catalog.planted_b"] in circles(graph(planted)[0])
 
 
 def test_every_app_has_its_place_in_the_direction():
@@ -230,17 +241,19 @@ def test_every_app_has_its_place_in_the_direction():
 
 
 def test_the_kernel_imports_no_app_and_not_the_project():
-    top, inner = graph()
-    offending = sorted({f"{source}: {target}" for source, targets in top.items() if app_of(source) == "core"
-                        for target in targets if app_of(target) in APPS})
-    offending += sorted(f"{path}: {target}" for path, _, target in inner
-                        if path.startswith("core/") and app_of(target) in APPS)
-    assert offending == []
+    assert kernel_imports_of_apps(*graph()) == []
 
 
 def test_the_documented_direction_is_the_one_tested():
+    # docs/architecture.md's line under "shop": each group's apps share a rank, lower than the
+    # group's before it, and every app is in one group.
     text = (BASE_DIR / "docs" / "architecture.md").read_text(encoding="utf-8")
-    assert "accounts, analytics, api, content -> orders -> promotions, shipping, taxes -> catalog -> inventory -> core" in text
+    line = next(line.strip() for line in text.splitlines() if line.strip().startswith("-> accounts"))
+    groups = [[name.split()[0] for name in group.split(", ")] for group in line.removeprefix("-> ").split(" -> ")]
+    ranks = [{RANK[app] for app in group} for group in groups]
+    assert all(len(rank) == 1 for rank in ranks) and [min(r) for r in ranks] == sorted((min(r) for r in ranks), reverse=True)
+    assert len({min(r) for r in ranks}) == len(ranks)
+    assert {"shop", *(app for group in groups for app in group)} == set(RANK)
 
 
 def test_the_catalog_managers_do_not_import_the_models():

@@ -67,7 +67,7 @@ def test_start_up_does_nothing_with_mongodb_uri():
     assert Product.objects.count() == 0
 
 
-def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local, caplog):
+def test_start_up_loads_the_demo_catalog_and_sales_and_creates_staff(settings, local, caplog):
     settings.SHOP_LOAD_DEMO_CATALOG = True
     settings.SHOP_ADMIN_USERNAME, settings.SHOP_ADMIN_PASSWORD = "boss", "s3cret-pass"
     with caplog.at_level("INFO", logger="shop.startup"):
@@ -85,6 +85,11 @@ def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local, capl
         "European Union", "Rest of world", "United Kingdom"]
     boss = get_user_model().objects.get(username="boss")
     assert boss.is_staff and boss.is_superuser and boss.check_password("s3cret-pass")
+    # The Chinook invoices as sales, rolled up for the dashboard.
+    from analytics.models import Event, RollupProgress
+
+    assert Event.objects.count() == 2240
+    assert [b["d"].year for b in RollupProgress.objects.buckets("yearly")] == [2021, 2022, 2023, 2024, 2025]
     # A second start loads nothing twice and keeps the user.
     prepare_local_database()
     assert Product.objects.count() == 347
@@ -92,19 +97,17 @@ def test_start_up_loads_the_demo_catalog_and_creates_staff(settings, local, capl
 
 
 def test_start_up_never_loads_the_demo_over_staffs_edits(settings, local):
+    """A database the demo was loaded into (by the test above), then edited by staff down to
+    one product, renamed, and no category: a start loads nothing over it."""
     from catalog.models import Category
+    from tests.support.products import make_product
 
     settings.SHOP_LOAD_DEMO_CATALOG = True
-    prepare_local_database()
-    product = Product.objects.get_by_sku("CHK-0001")
-    product.title = "Edited by staff"
-    product.save()
-    Product.objects.exclude(sku="CHK-0001").delete()
-    Category.objects.filter(slug="jazz").delete()
+    make_product("Edited by staff", sku="CHK-0001")
     prepare_local_database()
     assert Product.objects.count() == 1
     assert Product.objects.get_by_sku("CHK-0001").title == "Edited by staff"
-    assert not Category.objects.filter(slug="jazz").exists()
+    assert not Category.objects.exists()
 
 
 def test_start_up_without_debug_or_credentials_creates_no_user(settings, local):

@@ -1,15 +1,17 @@
-"""``{% cart_discounts cart %}``: the cart page's discount codes, their amounts and the form."""
+"""``{% cart_discounts cart %}``: the cart page's discount codes and gift cards, their amounts
+and the forms (``orders/_cart_discounts.html``, posting to ``orders.codes``)."""
 
 from django import template
 
-from .. import labels, session
-from ..giftcards import is_gift_card
-from ..pricing import cart_priced
+from promotions import labels, session
+from promotions.giftcards import is_gift_card
+
+from ..codes import cart_priced, session_context
 
 register = template.Library()
 
 
-@register.inclusion_tag("promotions/cart_discounts.html", takes_context=True)
+@register.inclusion_tag("orders/_cart_discounts.html", takes_context=True)
 def cart_discounts(context, cart):
     """The applied codes of the session (``promotions.session``) priced on ``cart``: the
     discounts as applied (automatic offers and codes), the codes that no longer apply, the total
@@ -17,7 +19,7 @@ def cart_discounts(context, cart):
     with their recipients (``gift_lines``: ``[(PricedLine, {"email", "message"} or None)]``). Two reads (``cart_priced``: the SKUs' facts, the live offers), three with codes."""
     request = context["request"]
     typed = session.codes(request)
-    priced = cart_priced(cart, session.context(request)) if cart is not None and cart.items else None
+    priced = cart_priced(cart, session_context(request)) if cart is not None and cart.items else None
     applied = {entry["code"] for entry in priced.discounts} if priced else set()
     # The live offers covering a line that took nothing off yet (e.g. a multibuy short of a set).
     offered = labels.labels_for_lines(priced.lines, labels.live(),

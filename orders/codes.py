@@ -1,18 +1,51 @@
-"""The cart page's discount-code form: apply a code (POST, rate limited: ``discount_code``),
-remove one. Each answers with a message on the cart page saying what became of the code."""
+"""The cart page's discount codes and gift cards, over orders' pricing: the session's
+``PricingContext`` (``session_context``), the cart priced with it (``cart_priced``, reads
+only) and the views of the page's forms (apply or remove a code or a gift card, name a gift
+card's recipient). Each view answers with a message on the cart page saying what became of
+what was typed.
+
+The codes and gift cards typed are kept in the session by ``promotions.session``; the box
+that shows them on the cart page is ``{% cart_discounts cart %}``
+(``orders/templatetags/cart_discounts.py``). Checkout prices with the same context
+(``orders.views``) and re-reads the prices (``orders.repricing``).
+"""
 
 from django.contrib import messages
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from catalog.models import Product
+from core import clock
+from core.money import display
 from inventory.session import session_cart
+from promotions import session
+from promotions.giftcards import is_gift_card
+from promotions.models import GiftCard, Voucher, normalize
+from promotions.rules import NOT_COMBINABLE, USED_UP, Refusal, check, usable
 
-from . import session
+from . import pricing
 from .forms import CodeForm, GiftRecipientForm
-from .giftcards import is_gift_card
-from .models import GiftCard, Voucher, normalize
-from .pricing import cart_priced
-from .rules import NOT_COMBINABLE, USED_UP, Refusal, check, usable
+
+
+def session_context(request, email=""):
+    """The ``pricing.PricingContext`` of the session's codes and gift cards
+    (``promotions.session``) and the signed-in account (its id and e-mail; ``email`` when
+    given, e.g. the checkout form's). No read."""
+    user = getattr(request, "user", None)
+    signed_in = user is not None and user.is_authenticated
+    return pricing.PricingContext(codes=session.codes(request), gift_cards=session.gift_cards(request),
+                                  user_id=str(user.pk) if signed_in else "",
+                                  email=email or (user.email if signed_in else ""))
+
+
+def cart_priced(cart, context):
+    """``pricing.Priced`` of ``cart`` (a ``Cart``) at its lines' prices with ``context`` (a
+    ``PricingContext``): one read of the SKUs' facts (``Product.objects.checkout_facts``), one
+    more of the codes when there are any. Checkout re-reads the prices; this never writes."""
+    lines = [{"sku": line.sku, "title": line.details.title, "qty": line.qty, "price": line.details.price}
+             for line in cart.items]
+    facts = Product.objects.checkout_facts([line["sku"] for line in lines])
+    return pricing.price(lines, facts, context)
 
 
 @require_POST
@@ -34,7 +67,7 @@ def apply_code(request):
         voucher = Voucher.objects.by_codes([code]).get(code)
         if voucher is None:
             raise Refusal(code, "wrong")
-        check(voucher, cart_priced(cart, session.context(request)), None)
+        check(voucher, cart_priced(cart, session_context(request)), None)
         if voucher.get("once_per_customer") and request.user.is_authenticated and Voucher.objects.used_by(
                 voucher["_id"], str(request.user.pk), (request.user.email or "").lower()):
             raise Refusal(code, USED_UP)
@@ -70,9 +103,6 @@ def apply_gift_card(request):
         return redirect("inventory:cart")
     code = normalize(form.cleaned_data["code"])
     card = GiftCard.objects.by_codes([code]).get(code)
-    from core import clock
-    from core.money import display
-
     if card is None:
         messages.error(request, f"There is no gift card {code}. Check the spelling.")
     elif clock.aware(card["expires_at"]) <= clock.now():
@@ -99,8 +129,8 @@ def set_gift_recipient(request):
     """``POST /cart/gift-recipient/`` (``sku``, ``email``, ``message``): e-mail the gift cards of
     the cart's line ``sku`` to ``email`` after payment, with ``message`` (the buyer gets a
     notice); a blank ``email`` sends them to the buyer. Kept in the session until the order
-    (``session.set_gift_recipient``). A line that is no gift card, or a bad e-mail, is a
-    message on the cart page, nothing kept. Reads: the cart and its SKUs' facts."""
+    (``promotions.session.set_gift_recipient``). A line that is no gift card, or a bad e-mail,
+    is a message on the cart page, nothing kept. Reads: the cart and its SKUs' facts."""
     form = GiftRecipientForm(request.POST)
     cart = session_cart(request)
     if not form.is_valid():
@@ -111,7 +141,7 @@ def set_gift_recipient(request):
     sku = form.cleaned_data["sku"]
     line = None
     if cart is not None and cart.items:
-        line = next((entry for entry in cart_priced(cart, session.context(request)).lines
+        line = next((entry for entry in cart_priced(cart, session_context(request)).lines
                      if entry.sku == sku and is_gift_card(entry.product_type)), None)
     if line is None:
         messages.error(request, "That line of your cart is not a gift card.")

@@ -5,7 +5,6 @@ from django.apps import AppConfig
 from django.contrib.admin.apps import AdminConfig
 from django.contrib.auth.apps import AuthConfig
 from django.contrib.contenttypes.apps import ContentTypesConfig
-from django.contrib.staticfiles.apps import StaticFilesConfig
 
 OBJECT_ID_AUTO_FIELD = "django_mongodb_backend.fields.ObjectIdAutoField"
 
@@ -23,14 +22,6 @@ class MongoAuthConfig(AuthConfig):
 
 class MongoContentTypesConfig(ContentTypesConfig):
     default_auto_field = OBJECT_ID_AUTO_FIELD
-
-
-class ShopStaticFilesConfig(StaticFilesConfig):
-    """Django's static files, without django-ninja's ReDoc bundle (``collectstatic`` skips it):
-    the API's docs page is Swagger UI (``api/views.py``), and ReDoc's 4 MB of JavaScript and
-    source map cost about 8 s of CPU to compress on every ``collectstatic``."""
-
-    ignore_patterns = [*StaticFilesConfig.ignore_patterns, "redoc.standalone.js*"]
 
 
 class MongoAxesConfig(AxesConfig):

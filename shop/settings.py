@@ -59,7 +59,7 @@ INSTALLED_APPS = [
     # Before staticfiles: the shop's runserver (shop/management/commands/) overrides its.
     "core.apps.CoreConfig",
     "shop.apps.ShopConfig",
-    "shop.apps.ShopStaticFilesConfig",  # django.contrib.staticfiles, without ReDoc (shop/apps.py)
+    "django.contrib.staticfiles",
     "django.contrib.humanize",
     "imagekit",
     "catalog.apps.CatalogConfig",

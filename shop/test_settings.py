@@ -43,12 +43,6 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 # manifest, and WhiteNoise serves the source files (no STATIC_ROOT to warn about).
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
-# pytest-django's live server serves /static/ through the finders only when it finds
-# "django.contrib.staticfiles" by that name in INSTALLED_APPS (else from STATIC_ROOT: None
-# here, a 500 for every file of a browser test): the plain app in tests, where nothing is
-# collected (shop.apps.ShopStaticFilesConfig only leaves ReDoc out of collectstatic).
-INSTALLED_APPS = ["django.contrib.staticfiles" if app == "shop.apps.ShopStaticFilesConfig" else app  # noqa: F405
-                  for app in INSTALLED_APPS]  # noqa: F405
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 # django-axes needs the request in authenticate(), which the test client's
 # login() does not pass: off in tests, on in tests/shop/test_security.py.

@@ -3,6 +3,7 @@ answer takes as long for an address with an account as for one without: the page
 gets is produced before any e-mail is rendered or sent."""
 
 import logging
+import threading
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,12 +17,16 @@ from core.afterresponse import after_response
 
 @pytest.fixture
 def outbox_at_close(monkeypatch):
-    """The number of e-mails sent when each response was closed (the server has written it)."""
+    """The number of e-mails sent when each response of this test's thread was closed (the
+    server has written it). Other threads' responses are left out: the session's live server
+    may be answering the local Stripe's webhooks of earlier tests meanwhile."""
     seen = []
     close = HttpResponseBase.close
+    this_thread = threading.get_ident()
 
     def recording_close(response):
-        seen.append(len(mail.outbox))
+        if threading.get_ident() == this_thread:
+            seen.append(len(mail.outbox))
         close(response)
 
     monkeypatch.setattr(HttpResponseBase, "close", recording_close)

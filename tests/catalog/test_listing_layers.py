@@ -19,8 +19,7 @@ from catalog.listings.facets import facet_fields
 from catalog.listings.facet_parts import PARTS, UNDATED
 from catalog.models import Pricing, Product
 from core.mongo.counter import count_operations
-from inventory.models import Inventory
-from tests.support.products import make_product
+from tests.support.products import forty_rock_albums, make_product
 from tests.support.products import set_price as support_set_price
 
 PER_PAGE = 10
@@ -31,15 +30,11 @@ def rock(make_tree, settings):
     """Music > Rock with 40 albums at 1.00 to 40.00 (every tenth a title and a date out of
     the price's order); the reader's own cache, empty."""
     settings.CATALOG_PAGE_SIZE = PER_PAGE
-    tree = make_tree({"Music": {"Rock": {}}})
-    for n in range(40):
-        make_product(f"Album {(n * 7) % 40:02d}", list_cents=5000, retail_cents=100 * (n + 1),
-                     year=1960 + (n * 13) % 40, categories=[tree["Rock"].pk], sku=f"R-{n:02d}")
-    Inventory.objects.ensure_stock([f"R-{n:02d}" for n in range(40)], 10)
+    rock = forty_rock_albums(make_tree)
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "layers"}}
     with override_settings(CACHES=cache):
         caches["default"].clear()
-        yield tree["Rock"]
+        yield rock
 
 
 def reads(client, url):

@@ -23,8 +23,7 @@ from django.test import Client, override_settings
 from catalog.listings import manager as listings_manager
 from catalog.models import Product
 from core.mongo.counter import count_operations
-from inventory.models import Inventory
-from tests.support.products import make_product
+from tests.support.products import forty_rock_albums
 from tests.support.products import set_price as support_set_price
 
 PER_PAGE = 10
@@ -39,15 +38,11 @@ def rock(make_tree, settings):
     read on every request (so that every page reads it); the reader's own cache, empty."""
     settings.CATALOG_PAGE_SIZE = PER_PAGE
     settings.STOCK_SHOWN_SECONDS = 0
-    tree = make_tree({"Music": {"Rock": {}}})
-    for n in range(40):
-        make_product(f"Album {(n * 7) % 40:02d}", list_cents=5000, retail_cents=100 * (n + 1),
-                     year=1960 + (n * 13) % 40, categories=[tree["Rock"].pk], sku=f"R-{n:02d}")
-    Inventory.objects.ensure_stock([f"R-{n:02d}" for n in range(40)], 10)
+    rock = forty_rock_albums(make_tree)
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "second-visit"}}
     with override_settings(CACHES=cache):
         caches["default"].clear()
-        yield tree["Rock"]
+        yield rock
 
 
 def visit(client, url):

@@ -39,3 +39,17 @@ def set_price(sku, retail_cents, list_cents):
     product = Product.objects.get(sku=sku)
     product.pricing = Pricing.from_prices(list_cents, retail_cents)
     product.save()
+
+
+def forty_rock_albums(make_tree):
+    """Music > Rock with 40 albums ``R-00`` to ``R-39`` at 1.00 to 40.00 (list price 50.00), their
+    titles and years out of the price's order, 10 of each in stock; returns the Rock category.
+    ``make_tree``: the fixture of that name."""
+    from inventory.models import Inventory
+
+    tree = make_tree({"Music": {"Rock": {}}})
+    for n in range(40):
+        make_product(f"Album {(n * 7) % 40:02d}", list_cents=5000, retail_cents=100 * (n + 1),
+                     year=1960 + (n * 13) % 40, categories=[tree["Rock"].pk], sku=f"R-{n:02d}")
+    Inventory.objects.ensure_stock([f"R-{n:02d}" for n in range(40)], 10)
+    return tree["Rock"]

@@ -35,6 +35,11 @@ The scopes (names of version documents):
   its order is read after the versions of all its category's bands
   (``prices_family``, ``cached(..., family=...)``), so it is kept from its
   first request;
+- ``titles:<id>:<window>``: its products whose title starts with one character (the
+  window, ``title_window``), bumped with the title's old and new windows when a product
+  listed in it changes its title, and when one joins or leaves it (then also its
+  ``prices:<id>:<band>``): the versions of its kept order counts
+  (``catalog/listings/order_count_manager.py``);
 - ``faceted:<id>``: its facet counts: bumped when a product listed in it
   changes what they count (type, facet price band, details, variants'
   options); ``faceted:<id>:<part>`` the counts of its products of one issue
@@ -219,6 +224,27 @@ def prices_family(category_id):
     return f"prices:{category_id}:"
 
 
+def title_window(title):
+    """The title window (a str) of ``title`` for ``titles_scope``: its first character, or
+    ``""`` for no title, an empty one or one that is not a string (those sort before every
+    other title)."""
+    return title[0] if isinstance(title, str) and title else ""
+
+
+def titles_family(category_id):
+    """``"titles:<id>:"``: the prefix of every ``titles_scope`` name of ``category_id``."""
+    return f"titles:{category_id}:"
+
+
+def titles_scope(ids, titles):
+    """``("titles:<id>:<window>", ...)`` of the categories ``ids`` and the ``title_window`` of
+    each of ``titles``: bumped when a product listed in one of them changes its title from
+    or to one of the window, or joins or leaves the listing, so that the kept order counts
+    of the window (``catalog/listings/order_count_manager.py``) are counted again."""
+    windows = sorted({title_window(t) for t in titles})
+    return tuple(f"{titles_family(i)}{w}" for i in sorted(set(ids)) for w in windows)
+
+
 def faceted_scope(ids):
     """``("faceted:<id>", ...)`` of the categories ``ids``: bumped when a product listed in one
     of them changes what its facets count (type, facet price band, details, variants'
@@ -331,6 +357,30 @@ def versions(names):
         read = state["read"](ask)
         tokens.update({n: read.get(n, UNSET) for n in ask})
     return tuple(tokens[n] for n in names)
+
+
+def family_versions(prefix, read):
+    """``{name: token}`` of every version whose name starts with ``prefix`` (the bumped ones;
+    the others are ``UNSET``): in a request, read once (``read_family``) and kept for the
+    request, as ``cached(..., family=...)`` reads them; outside one (or without
+    ``read_family``), ``read(prefix)`` (``CatalogVersion.objects.family``: one round trip)."""
+    state = _scope.get()
+    if state is None or state.get("read_family") is None:
+        return read(prefix)
+    if prefix not in state["families"]:
+        state["families"][prefix] = state["read_family"](prefix)
+    return state["families"][prefix]
+
+
+def versions_now(names, read):
+    """The tokens (a tuple of str, in the order of ``names``) of the scopes ``names``: in a
+    request ``versions(names)``; outside one ``read(names)`` (``CatalogVersion.objects.tokens``:
+    one round trip), ``UNSET`` for a scope never bumped."""
+    found = versions(names)
+    if found is not None:
+        return found
+    read_tokens = read(list(names))
+    return tuple(read_tokens.get(n, UNSET) for n in names)
 
 
 def catalog_version():

@@ -52,7 +52,7 @@ from django.conf import settings
 
 from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
                      faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
-                     relisted_scope, savings_part_scope, savings_scope, words_scope)
+                     relisted_scope, savings_part_scope, savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of
 from catalog.listings.facet_parts import issue_part
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
@@ -119,7 +119,9 @@ def product_scopes(changes):
     their listing (``category:``) when it joins or leaves it, the order by
     title or issue date (``order-title:``, ``order-issued:``) when it
     changes those, the price bands from the old retail price to the new
-    (``prices:``) when it changes, and their facet counts (``faceted:``)
+    (``prices:``) when it changes, the title windows of the old and new title
+    (``titles:``) when it changes (of those it joins or leaves: its price
+    band and title window, the versions of their kept order counts), and their facet counts (``faceted:``)
     when what they count changes (type, facet price band, details, variants'
     options); across categories, what decides which products those pages
     show: the words of those whose searchable text, faceted values or SKU change
@@ -148,8 +150,15 @@ def product_scopes(changes):
             old, new = set(before.get("listed_in") or []), set(after.get("listed_in") or [])
             joined, stayed = old ^ new, old & new
         names.update(category_scope(joined))
+        # The kept order counts (``OrderCount.objects``) of its price bands and title windows,
+        # before and after: of those it joins or leaves, and of those it stays in when it
+        # changes the price or the title.
+        for side in sides:
+            names.update(prices_scope(joined, _cents(side.get("retail")), _cents(side.get("retail"))))
+        names.update(titles_scope(joined, [side.get("title") for side in sides]))
         if changed("title"):
             names.update(order_scope(stayed, "title"))
+            names.update(titles_scope(stayed, [side.get("title") for side in sides]))
         if changed("issued"):
             names.update(order_scope(stayed, "issued"))
         if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs

@@ -17,11 +17,13 @@ One document per category and sort (``kind``: ``"price"`` on ``pricing.retail``,
     {_id: "<category id>:<kind>", category, kind, relisted: <token>, counted_at,
      bands: [[band, token, [[first value, n], ...]], ...]}
 
-A *band* is the part of the order a version names: a narrow price band
-(``cache.price_band``, version ``prices:<id>:<band>``) or a title's first
-character (``cache.title_window``, version ``titles:<id>:<window>``); band 0
-and window ``""`` hold the products without a price or title (they sort first;
-a page that reaches them sorts every product instead). Within a band, its
+A *band* is the part of the order a version names: a price band about 2 %
+wide (``cache.price_count_band``, version ``prices:<id>:n<band>``, in the
+family of the page bands a page sorted by price reads anyway) or a title's
+first three characters (``cache.title_window``, version
+``titles:<id>:<window>``); band 0 and window ``""`` hold the products without
+a price or title (they sort first; a page that reaches them sorts every
+product instead). Within a band, its
 products in order are cut into chunks of about ``CHUNK`` products, each named by
 its first value and never cutting a value's ties, so a chunk is the range from
 its first value to the next chunk's.
@@ -50,8 +52,8 @@ from pymongo import ReplaceOne
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import (UNSET, family_versions, price_band, prices_family, relisted_scope, title_window,
-                                 titles_family, versions_now)
+from catalog.store.cache import (PRICE_COUNT_RATIO, UNSET, family_versions, price_count_band, prices_family,
+                                 relisted_scope, title_window, titles_family, versions_now)
 from catalog.store.siblings import catalog_model
 
 #: About how many products a chunk holds (a value's ties are never cut, so a chunk of one
@@ -71,19 +73,24 @@ def _products():
 
 
 class _Kind:
-    """A kept sort: its field, its bands and their versions."""
+    """A kept sort: its field, its bands and their versions (``<family><mark><band>``)."""
 
-    def __init__(self, name, field, band, family, odd, parse):
-        self.name, self.field, self.band, self.family, self.odd, self._parse = name, field, band, family, odd, parse
+    def __init__(self, name, field, band, family, odd, mark, parse):
+        self.name, self.field, self.band, self.family, self.odd = name, field, band, family, odd
+        self._mark, self._parse = mark, parse
 
     def scope(self, category_id, band):
         """The version name of ``band`` of ``category_id``."""
-        return f"{self.family(category_id)}{band}"
+        return f"{self.family(category_id)}{self._mark}{band}"
 
     def band_of_name(self, category_id, name):
-        """The band a version name of ``category_id``'s family names (None: not one)."""
+        """The band a version name of ``category_id``'s family names (None: not one of the
+        kept counts', e.g. a page band ``prices:<id>:<band>`` of ``cache.prices_scope``)."""
+        rest = name[len(self.family(category_id)):]
+        if not rest.startswith(self._mark):
+            return None
         try:
-            return self._parse(name[len(self.family(category_id)):])
+            return self._parse(rest[len(self._mark):])
         except ValueError:
             return None
 
@@ -93,23 +100,19 @@ class _Kind:
         if band == self.odd:
             return None
         if self.name == "price":
-            low = math.floor(1.1 ** (band - 1)) - 1
-            return {"$gte": max(low, 0), "$lt": math.ceil(1.1 ** band) + 1}
-        following = ord(band) + 1
+            low = math.floor(PRICE_COUNT_RATIO ** (band - 1)) - 1
+            return {"$gte": max(low, 0), "$lt": math.ceil(PRICE_COUNT_RATIO ** band) + 1}
+        following = ord(band[-1]) + 1
         if 0xD800 <= following <= 0xDFFF:  # no string holds a lone surrogate
             following = 0xE000
-        return {"$gte": band} if following > 0x10FFFF else {"$gte": band, "$lt": chr(following)}
-
-
-def _price_band(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    return price_band(value)
+        if following > 0x10FFFF:
+            return {"$gte": band}
+        return {"$gte": band, "$lt": band[:-1] + chr(following)}
 
 
 KINDS = {
-    "price": _Kind("price", "pricing.retail", _price_band, prices_family, 0, int),
-    "title": _Kind("title", "title", title_window, titles_family, "", str),
+    "price": _Kind("price", "pricing.retail", price_count_band, prices_family, 0, "n", int),
+    "title": _Kind("title", "title", title_window, titles_family, "", "", str),
 }
 
 

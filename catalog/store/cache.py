@@ -35,11 +35,11 @@ The scopes (names of version documents):
   its order is read after the versions of all its category's bands
   (``prices_family``, ``cached(..., family=...)``), so it is kept from its
   first request;
-- ``titles:<id>:<window>``: its products whose title starts with one character (the
-  window, ``title_window``), bumped with the title's old and new windows when a product
-  listed in it changes its title, and when one joins or leaves it (then also its
-  ``prices:<id>:<band>``): the versions of its kept order counts
-  (``catalog/listings/order_count_manager.py``);
+- ``titles:<id>:<window>``, ``prices:<id>:n<band>``: its products whose title starts
+  with the same three characters (``title_window``), whose price lies in one band about
+  2 % wide (``price_count_band``): bumped with the old and the new window or band when a
+  product listed in it changes its title or price, and when one joins or leaves it; the
+  versions of its kept order counts (``catalog/listings/order_count_manager.py``);
 - ``faceted:<id>``: its facet counts: bumped when a product listed in it
   changes what they count (type, facet price band, details, variants'
   options); ``faceted:<id>:<part>`` the counts of its products of one issue
@@ -224,11 +224,37 @@ def prices_family(category_id):
     return f"prices:{category_id}:"
 
 
+#: Each price band of ``price_count_scope`` is this many times as wide as the one below it.
+PRICE_COUNT_RATIO = 1.02
+#: A title window (``titles_scope``) is the titles that start with the same this many characters.
+TITLE_WINDOW = 3
+
+
+def price_count_band(cents):
+    """The price band (an int, 0 for no price or under 1 cent) of ``cents`` for
+    ``price_count_scope``: bands about 2 % wide (``PRICE_COUNT_RATIO``), finer than
+    ``price_band``'s, so that a price edit recounts few products."""
+    if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 1:
+        return 0
+    return 1 + int(math.log(cents) / math.log(PRICE_COUNT_RATIO))
+
+
+def price_count_scope(ids, prices):
+    """``("prices:<id>:n<band>", ...)`` of the categories ``ids`` and the ``price_count_band`` of
+    each of ``prices`` (cents): bumped when a product listed in one of them changes its
+    retail price from or to one of the band, or joins or leaves the listing, so that the kept
+    order counts of the band (``catalog/listings/order_count_manager.py``) are counted
+    again. In the family of ``prices_family`` (read with it, at no cost), named apart from
+    the page bands of ``prices_scope``."""
+    bands = sorted({price_count_band(p) for p in prices})
+    return tuple(f"{prices_family(i)}n{band}" for i in sorted(set(ids)) for band in bands)
+
+
 def title_window(title):
-    """The title window (a str) of ``title`` for ``titles_scope``: its first character, or
-    ``""`` for no title, an empty one or one that is not a string (those sort before every
-    other title)."""
-    return title[0] if isinstance(title, str) and title else ""
+    """The title window (a str) of ``title`` for ``titles_scope``: its first ``TITLE_WINDOW``
+    characters (the whole title when shorter), or ``""`` for no title, an empty one or one
+    that is not a string (those sort before every other title)."""
+    return title[:TITLE_WINDOW] if isinstance(title, str) else ""
 
 
 def titles_family(category_id):

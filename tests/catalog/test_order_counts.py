@@ -35,7 +35,7 @@ def retail(n):
 
 
 def album(n, category):
-    """Album ``n`` in ``category``: 36 titles among all of them (ties), 12 first characters."""
+    """Album ``n`` in ``category``: 36 titles among all of them (ties), 12 title windows."""
     return Product(sku=f"OC-{n:03d}", type="Audio Album", title=f"{INITIALS[n % 12]}lbum {n % 9}",
                    categories=[category.pk], details={"artist": "Artist", "genre": ["Rock"], "issue_date": None},
                    pricing=Pricing.from_prices(1400, retail(n)))
@@ -96,7 +96,7 @@ def test_every_page_is_the_whole_sort_after_edits_deletes_adds_and_moves(tree):
     set_price("OC-013", 501, 1400)  # to the cheapest (a tie with no one)
     set_price("OC-012", 777, 1400)  # into the ties at 7.77
     renamed = Product.objects.get(sku="OC-014")
-    renamed.title = "Zulu"  # from "Albu..." windows apart, among the Z titles
+    renamed.title = "Zulu"  # from "clbum 5": another window, among the Z titles
     renamed.save()
     tied = Product.objects.get(sku="OC-021")
     tied.title = "Blbum 0"  # into another title's ties

@@ -311,9 +311,10 @@ def facets_scope(category_ids):
 def listing_page_scope(category_id):
     """What a category page of ``category_id`` (an ObjectId) reads besides its category's
     scope, in any sort (``prefetch``): its cards', its facet counts', its orders by title and
-    issue date."""
+    issue date, its relisting (the kept facet and order counts' stamp)."""
     ids = [category_id]
-    return cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
+    return (cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
+            + relisted_scope(ids))
 
 
 def category_page_scope(category):

@@ -196,3 +196,21 @@ def test_recount_listings_rebuilds_the_kept_counts(tree):
         OrderCount.objects.chunks(rock.pk, "title")
     assert ("products", "aggregate") not in ops.operations
     assert_every_page_is_the_whole_sort(rock)
+
+
+def test_a_write_bumps_only_the_count_bands_and_windows_a_product_leaves_and_joins():
+    from bson import ObjectId
+
+    from catalog.store.cache import price_count_band
+    from catalog.store.writes import product_scopes
+
+    a, b = ObjectId(), ObjectId()
+    before = {"sku": "S", "listed_in": [a], "title": "Alpha", "retail": 1000}
+    dearer = {**before, "retail": 1500}
+    counted = [n for n in product_scopes([(before, dearer)]) if n.startswith(f"prices:{a}:n")]
+    assert counted == sorted(f"prices:{a}:n{price_count_band(c)}" for c in (1000, 1500))  # not between
+    renamed = {**before, "title": "Omega", "listed_in": [a, b]}
+    names = product_scopes([(before, renamed)])
+    assert {f"titles:{a}:Alp", f"titles:{a}:Ome", f"titles:{b}:Alp", f"titles:{b}:Ome",
+            f"prices:{b}:n{price_count_band(1000)}"} <= set(names)
+    assert f"prices:{a}:n{price_count_band(1000)}" not in names  # stayed at its price in a

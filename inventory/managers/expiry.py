@@ -48,17 +48,26 @@ def _runs():
     return apps.get_model("inventory", "ExpiryRun").objects
 
 
-def past_max_age_filter(born_before, extra=None):
-    """The carts filter of the active carts created before ``born_before`` (aware UTC), and
-    ``extra`` (more conditions, e.g. ``{_id: {$in: ids}}``).
+def past_max_age_filter(born_before, extra=None, touched_since=None):
+    """The carts filter of the active carts created before ``born_before`` (aware UTC), touched
+    since ``touched_since`` (aware UTC, or None: any time), and ``extra`` (more conditions, e.g.
+    ``{_id: {$in: ids}}``).
 
-    An equality on ``status`` (not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}``
-    (docs/local-server-differences.md: local-server differences 17 and 23)
-    as a collection scan, MongoDB as index bounds) and a range on ``created_at``: both
-    fields of the ``status_created_at`` index, on either server. Carts without
-    ``created_at`` do not match (``date_undated`` dates them first).
+    An expiry run marks the idle carts (``last_modified`` before its threshold) first, so the
+    carts left to judge by their age were all touched since then: ``touched_since`` is that
+    threshold, an equality on ``status`` and a range on ``last_modified``, the fields of the
+    ``status_last_modified`` index, which then reads only the carts touched within the timeout,
+    not every active cart. The carts have no index of their own on ``created_at``: on the local
+    server each index of ``carts`` costs every cart an expiry writes, whether or not the write
+    touches its fields (docs/local-server-differences.md: local-server difference 23). An
+    equality on ``status``, not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}`` as
+    a collection scan, MongoDB as index bounds (difference 17). Carts without ``created_at``
+    do not match (``date_undated`` dates them first).
     """
-    return {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
+    query = {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
+    if touched_since is not None:
+        query["last_modified"] = {"$gte": touched_since}
+    return query
 
 
 class CartExpiryManager(MongoCollectionMixin, models.Manager):
@@ -147,16 +156,19 @@ class CartExpiryManager(MongoCollectionMixin, models.Manager):
         born_before = moment - datetime.timedelta(seconds=max_age)
         return self._expire_run(threshold, born_before=born_before, adopt=True, progress=progress)[0]
 
-    def date_undated(self):
-        """Give the active carts that have no ``created_at`` (started before it was recorded)
-        their ``last_modified`` as ``created_at``, so the maximum age counts from then; how many.
+    def date_undated(self, touched_since):
+        """Give the active carts touched since ``touched_since`` (aware UTC) that have no
+        ``created_at`` (started before it was recorded) their ``last_modified`` as
+        ``created_at``, so the maximum age counts from then; how many.
 
-        One ``update_many`` with an aggregation-pipeline update (MongoDB 4.2+);
-        ``created_at: None`` matches a missing field on MongoDB and SecantusDB
-        alike, and is an equality on the ``status_created_at`` index.
+        One ``update_many`` with an aggregation-pipeline update (MongoDB 4.2+) over the
+        carts the ``status_last_modified`` index finds touched since then (an expiry has
+        marked the carts idle before it already); ``created_at: None`` matches a missing field
+        on MongoDB and SecantusDB alike.
         """
         return self.collection.update_many(
-            {"status": "active", "created_at": None}, [{"$set": {"created_at": "$last_modified"}}]
+            {"status": "active", "last_modified": {"$gte": touched_since}, "created_at": None},
+            [{"$set": {"created_at": "$last_modified"}}],
         ).modified_count
 
     def expire_past_max_age(self, cart_id, cart=None, max_age=None):
@@ -238,12 +250,16 @@ class CartExpiryManager(MongoCollectionMixin, models.Manager):
                 query["last_modified"] = {"$lt": run["threshold"]}
             marked += self.collection.update_many(query, update).modified_count
         if born_before is not None:
-            if run.get("cart_ids") is None:
+            # The carts idle before the threshold are expired by now: the carts left to judge
+            # by their age were touched since (read on ``status_last_modified``).
+            touched_since = run.get("threshold")
+            if run.get("cart_ids") is None and touched_since is not None:
                 # Dated only now, after the idle carts were taken: an undated idle cart is
                 # written once (expired), not twice (dated, then expired). Dating the whole
                 # collection first doubled a run over carts from before created_at was kept.
-                self.date_undated()
-            marked += self.collection.update_many(past_max_age_filter(born_before, ids), update).modified_count
+                self.date_undated(touched_since)
+            marked += self.collection.update_many(
+                past_max_age_filter(born_before, ids, touched_since=touched_since), update).modified_count
         return marked
 
     def _carts_of(self, runs):

@@ -109,21 +109,29 @@ def test_an_undated_cart_is_judged_by_its_last_modified_at_an_add(two_carts, set
     assert inventory("A")["qty"] == 7
 
 
-def test_the_max_age_writes_use_the_status_created_at_index_on_any_server(two_carts):
-    """The filters are equalities on ``status`` and a range (or null) on ``created_at``: the index
-    bounds on MongoDB, and on SecantusDB, which plans ``status: {$in: [...]}`` as a scan."""
-    old, _ = two_carts
-    make_old(old, 7200)
-    for _ in range(20):
-        Cart.objects.collection.insert_one({"_id": Cart._meta.pk.get_default(), "status": "complete",
+def test_the_max_age_writes_read_only_the_carts_touched_within_the_timeout(two_carts):
+    """After the idle pass, the max-age writes read the carts touched since the run's threshold
+    on ``status_last_modified`` (equalities on ``status``, a range on ``last_modified``: index
+    bounds on MongoDB, and on SecantusDB, which plans ``status: {$in: [...]}`` as a scan), not
+    every active cart; the carts keep no index on ``created_at``."""
+    old, young = two_carts
+    make_old(old, 7200)  # created two hours ago, touched now
+    threshold = clock.now() - datetime.timedelta(seconds=600)
+    for _ in range(20):  # idle active carts, older than the threshold: the idle pass's
+        Cart.objects.collection.insert_one({"_id": Cart._meta.pk.get_default(), "status": "active",
                                             "created_at": clock.now() - datetime.timedelta(days=9),
-                                            "last_modified": clock.now(), "items": []})
+                                            "last_modified": clock.now() - datetime.timedelta(days=1),
+                                            "items": []})
     database = Cart.objects.collection.database
-    for query, matching in ((past_max_age_filter(clock.now() - datetime.timedelta(seconds=3600)), 1),
-                            ({"status": "active", "created_at": None}, 0)):
+    assert "status_created_at" not in database.carts.index_information()
+    for query, matching in (
+            (past_max_age_filter(clock.now() - datetime.timedelta(seconds=3600), touched_since=threshold), 1),
+            ({"status": "active", "last_modified": {"$gte": threshold}, "created_at": None}, 0)):
         plan = database.command("explain", {"find": "carts", "filter": query}, verbosity="executionStats")
-        assert "status_created_at" in str(plan["queryPlanner"]["winningPlan"]), plan["queryPlanner"]
-        assert plan["executionStats"]["totalDocsExamined"] == plan["executionStats"]["nReturned"] == matching
+        assert "status_last_modified" in str(plan["queryPlanner"]["winningPlan"]), plan["queryPlanner"]
+        # The two carts touched within the timeout, not the 20 idle ones.
+        assert plan["executionStats"]["totalDocsExamined"] <= 2, plan["executionStats"]
+        assert plan["executionStats"]["nReturned"] == matching
 
 
 # -- the pages ---------------------------------------------------------------

@@ -8,14 +8,19 @@ from django.db import models
 
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import words_scope
+from catalog.store.cache import cached, words_scope
 from catalog.products.keywords import search_words
-from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
+from catalog.listings.facet_parts import _add as add_to_counts
+from catalog.listings.facet_parts import _empty as empty_counts
+from catalog.listings.facets import facet_fields
+from catalog.listings.ranking import RANK_FIELDS, RANK_SOURCE_FIELDS, rank_document, rank_order_key
+from catalog.listings.search import (DEFAULT_SEARCH_SORT, RANKED_KEPT, search_listing, search_stages,
+                                     suggest_query)
 
 
 class SearchManager(MongoCollectionMixin, models.Manager):
-    """``Product.search``: a search's results, its filters and cache scope for its facets,
-    and the suggestions of the search box."""
+    """``Product.search``: a search's results, its filters and cache scope for its facets, what
+    ranks a search by relevance, and the suggestions of the search box."""
 
     def search_scope(self, text):
         """The cache scope of a search's facet counts: its words' (``words:<word>``), which a
@@ -43,6 +48,41 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         """
         return search_listing(self.model.listings, text, page=page, per_page=per_page, sort=sort, refined=refined,
                               variant_options=variant_options)
+
+    def search_ranked(self, words, most=RANKED_KEPT):
+        """What a search by relevance for ``words`` (a list of search words) shows without a
+        choice of facets: ``{"total": products holding every word, "order": the first ``most``
+        as ``{"sku", "rank", "matched_tracks", "matched_people"}`` best match first
+        (``SEARCH_SORTS["relevance"]``), "facets": {"fields": [(code, field)], "counts":
+        {"total", "values": {code: {value: n}}, "bands": {band key: n}}}}``.
+
+        One aggregation, cached under the words' versions (``words:<word>``, bumped when a
+        product with one of them changes its searchable text, its faceted values or its SKU):
+        one ``$match`` per word (the first on the ``keywords`` index, as the search's) and a
+        ``$project`` of what ranks a product (``ranking.RANK_SOURCE_FIELDS``) and what its
+        facets count. The ranking (``ranking.rank_document``, the same as
+        ``search_ranking``'s stages) and the facet counts (as ``Product.facets.facet_counts``
+        counts them) are computed here: the local server evaluates the ranking's regular
+        expressions for every match in its expression engine (about 0.5 ms a product: 0.6 s
+        for 1,249) and copies every match once per facet (docs/local-server-differences.md:
+        local-server difference 22), where the process reads each match once."""
+        words = list(words)
+
+        def read():
+            fields = facet_fields()
+            projection = {**RANK_SOURCE_FIELDS, "pricing.retail": 1, **{f["field"]: 1 for f in fields}}
+            pipeline = [*({"$match": {"keywords": word}} for word in words), {"$project": projection}]
+            counts, ranked = empty_counts(fields), []
+            for document in self.read_collection.aggregate(pipeline):
+                add_to_counts(counts, fields, document)
+                ranked.append({"_id": document["_id"], "sku": document.get("sku"), "title": document.get("title"),
+                               **rank_document(document, words)})
+            ranked.sort(key=rank_order_key)
+            order = [{"sku": d["sku"], **{name: d[name] for name in RANK_FIELDS}} for d in ranked[:int(most)]]
+            return {"total": len(ranked), "order": order,
+                    "facets": {"fields": [(f["code"], f["field"]) for f in fields], "counts": counts}}
+
+        return cached("search-ranked", (tuple(words), int(most)), read, words_scope(words))
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.

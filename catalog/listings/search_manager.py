@@ -14,8 +14,8 @@ from catalog.listings.facet_parts import _add as add_to_counts
 from catalog.listings.facet_parts import _empty as empty_counts
 from catalog.listings.facets import facet_fields
 from catalog.listings.ranking import RANK_FIELDS, RANK_SOURCE_FIELDS, rank_document, rank_order_key
-from catalog.listings.search import (DEFAULT_SEARCH_SORT, RANKED_KEPT, search_listing, search_stages,
-                                     suggest_query)
+from catalog.listings import search as search_module
+from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 
 
 class SearchManager(MongoCollectionMixin, models.Manager):
@@ -49,9 +49,10 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         return search_listing(self.model.listings, text, page=page, per_page=per_page, sort=sort, refined=refined,
                               variant_options=variant_options)
 
-    def search_ranked(self, words, most=RANKED_KEPT):
+    def search_ranked(self, words):
         """What a search by relevance for ``words`` (a list of search words) shows without a
-        choice of facets: ``{"total": products holding every word, "order": the first ``most``
+        choice of facets: ``{"total": products holding every word, "order": the first
+        ``search.RANKED_KEPT``
         as ``{"sku", "rank", "matched_tracks", "matched_people"}`` best match first
         (``SEARCH_SORTS["relevance"]``), "facets": {"fields": [(code, field)], "counts":
         {"total", "values": {code: {value: n}}, "bands": {band key: n}}}}``.
@@ -66,7 +67,7 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         expressions for every match in its expression engine (about 0.5 ms a product: 0.6 s
         for 1,249) and copies every match once per facet (docs/local-server-differences.md:
         local-server difference 22), where the process reads each match once."""
-        words = list(words)
+        words, most = list(words), search_module.RANKED_KEPT
 
         def read():
             fields = facet_fields()

@@ -272,10 +272,10 @@ class DealsListing(ProductQuery):
         None: to the end) in the order of the listing, biggest first, with how many products
         of each come before the page and how many the page takes (None: all the rest);
         ``[]`` when ``start`` is past the last deal."""
-        above, segments = 0, []
-        for pct in sorted(self.per_saving(), reverse=True):
-            products = self.per_saving()[pct]
-            if above + products <= start:
+        above, segments, per_saving = 0, [], self.per_saving()
+        for pct in sorted(per_saving, reverse=True):
+            products = per_saving[pct]
+            if not products or above + products <= start:
                 above += products
                 continue
             skip = max(start - above, 0)

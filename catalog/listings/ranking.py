@@ -6,6 +6,7 @@ artist before track before cast before anything else; ``what_matched``
 words it for the result card. Used by ``search.search_listing`` (``SearchManager.search``).
 """
 
+import functools
 import re
 
 # What a search result's ``rank`` says matched (``search_ranking``).
@@ -73,7 +74,7 @@ def rank_document(document, words):
     ``$regexMatch`` is Python's ``re`` with ``re.IGNORECASE``; on MongoDB its PCRE, the same
     for the words ``search_words`` keeps). A value that is not a string never matches (the
     server refuses it in a ``$regexMatch``; the shop stores none)."""
-    pattern = re.compile(word_pattern(words), re.IGNORECASE)
+    pattern = _compiled(tuple(words))
 
     def hit(value):
         return isinstance(value, str) and pattern.search(value) is not None
@@ -97,6 +98,11 @@ def rank_document(document, words):
     else:
         rank = RANK_OTHER
     return {"rank": rank, "matched_tracks": matched_tracks, "matched_people": matched_people}
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(words):
+    return re.compile(word_pattern(words), re.IGNORECASE)
 
 
 def rank_order_key(document):

@@ -68,7 +68,9 @@ The scopes (names of version documents):
   (counted and read per saving, ``catalog.listings.query.DealsListing``) by
   ``savings:<pct>`` of each saving they count or show (bumped by a change of
   a product's ``pct_savings`` from or to it, or of its SKU), their cards read by
-  SKU as a search's; the home page's newest by ``issued`` (a product's
+  SKU as a search's, their counts per saving also kept in the database
+  (``SavingsCount.objects``) stamped with ``savings:<pct>`` and ``savings-kept`` (bumped by
+  a load that bumps the epoch instead of each saving, and by a reset); the home page's newest by ``issued`` (a product's
   issue date or SKU changed, created or deleted), its cards the same. So a price edit cools those
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
@@ -132,6 +134,9 @@ PRODUCTS = "products"
 #: The issue dates of products (the home page's newest): bumped by a product created,
 #: deleted, or given another issue date.
 ISSUED = "issued"
+#: The deals' counts kept in the database (``SavingsCount.objects``): bumped by a write that
+#: names too many versions to bump ``savings:<pct>`` one by one (a load) and by a reset.
+SAVINGS_KEPT = "savings-kept"
 #: The automatic offers' labels (promotions.labels): written when an offer is saved or deleted.
 OFFERS = "offers"
 #: Read with the first cached read of every request.

@@ -35,6 +35,9 @@ _PRODUCT_INDEXES = [
     # The deals' counts per saving and issue decade (``ListingManager.savings_counts``),
     # migration 0014.
     ([("pricing.pct_savings", ASCENDING), ("details.issue_date", ASCENDING)], {"name": "pct_savings_issue_date"}),
+    # A deals page's products of one saving from a window of ids (``ListingManager.deals_page``),
+    # migration 0018.
+    ([("pricing.pct_savings", ASCENDING), ("_id", ASCENDING)], {"name": "pct_savings_id"}),
     (
         [("type", ASCENDING), ("details.actor", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_actor_issue_date"},

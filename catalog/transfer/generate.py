@@ -105,8 +105,9 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     every product) and along its sorts by price and title (``OrderCount.objects.recount_all``:
     one more pass), the epoch is bumped once (``writes.catalog_reset``: every cached
     read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
-    (``FacetManager.keep_facet_counts``: one read of each one's products), so that no
-    shopper's first request counts a large category.
+    (``FacetManager.keep_facet_counts``: one read of each one's products), and the deals'
+    counts per saving (``ListingManager.keep_savings_counts``: one read of the deals), so
+    that no shopper's first request counts a large category or the deals.
     ``progress``: called with the number of products written after each batch
     (a progress bar's ``update``), or None. Returns ``(categories created,
     products created)``. Raises ValueError for a negative ``products`` or
@@ -137,4 +138,5 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     catalog_reset()  # the versions: every cached read, once, not thousands a batch
     Product.facets.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())
+    Product.listings.keep_savings_counts()  # the deals' counts per saving (one pass over the deals)
     return len(nodes), products

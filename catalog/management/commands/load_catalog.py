@@ -57,6 +57,7 @@ class Command(BaseCommand):
         )
         products = [chinook.album_product(album, category_ids) for album in albums]
         report = Product.writes.sync(products)
+        Product.listings.keep_savings_counts()  # the deals' counts per saving, kept for the first visit
         log_change(
             self,
             f"Products: {report['created']} created, {report['updated']} updated, "

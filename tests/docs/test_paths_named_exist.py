@@ -32,7 +32,9 @@ def named_paths():
     """``{path named: [files naming it]}`` over the code, templates and docs."""
     found = {}
     for source in SOURCES:
-        if not source.is_file() or "node_modules" in source.parts or source == Path(__file__).resolve():
+        if (not source.is_file() or "node_modules" in source.parts or source == Path(__file__).resolve()
+                # The benchmarks' output (.gitignore), e.g. django-oscar's virtualenv: not the project's.
+                or source.relative_to(ROOT).parts[:2] == ("bench", "results")):
             continue
         for match in NAMED.finditer(source.read_text(encoding="utf-8", errors="replace")):
             found.setdefault(match.group(1).rstrip("."), []).append(str(source.relative_to(ROOT)))

@@ -9,6 +9,8 @@ from catalog.tree.breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from catalog.store.cache import TREE, category_page_scope, category_scope, facets_scope, listing_scope, product_scope
 from catalog.listings.facets import facet_panel
 from catalog.storefront.filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
+from catalog.storefront.pages import kept_page, render_page
+from catalog.store.pages import understood
 from catalog.listings.query import DEFAULT_SORT, SORT_LABELS, SORTS
 from catalog.models import Category, Product, ProductType
 from catalog.listings.paginators import page_number, paginate
@@ -29,13 +31,17 @@ def home(request):
     })
 
 
+@kept_page
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
     in dollars; 400 with the form's errors and no filter when invalid), narrowed by facets
     (``?genre=Rock&price=5-10&in_stock=1``: ``catalog.listings.facets``; narrowed by a variant
     attribute, ``?format=Vinyl``, each card shows its matching variant) and paginated
-    (``?page=``). Three reads warm; cold, the facet counts add an aggregation or two.
+    (``?page=``). Kept whole (``kept_page``) for a query of those parameters only, each as the
+    page spells it, "in stock" not chosen: then one read warm (the versions; the stock
+    when its kept figures lapsed). Rendered, three reads warm; cold, the facet counts add an
+    aggregation or two.
     """
     try:
         node = Category.objects.get_by_slug(slug)
@@ -63,7 +69,12 @@ def category(request, slug):
     )
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
-    return render(request, "catalog/category.html", {
+    # Kept whole for a query the page would spell itself (its sort, its page, its price range
+    # as normalized, the facets chosen); never with "in stock" chosen (the sold-out SKUs are
+    # read on every request) nor an invalid range (a 400).
+    keep = price_form.is_valid() and not facets.in_stock["chosen"] and understood(request.GET, {
+        ("sort", sort), ("page", str(page.number)), *facets.params, *price_form.data.items()})
+    return render_page(request, "catalog/category.html", {
         "category": node,
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs),
@@ -79,9 +90,10 @@ def category(request, slug):
         # of the category re-reads the page's cards but does not render them again.
         "grid_scope": category_scope([node.pk]),
         "facets": facets,
-    }, status=200 if price_form.is_valid() else 400)
+    }, status=200 if price_form.is_valid() else 400, keep=keep)
 
 
+@kept_page
 def product(request, sku):
     """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
     first category; a product with variants offers them (each with its price and stock) in
@@ -91,18 +103,21 @@ def product(request, sku):
     with the choice). A variant's SKU redirects to
     its product's page with it chosen.
 
-    Two reads (the product with its stock in one aggregation; its categories
-    with the top ones), and one write: the product view event (analytics).
+    Kept whole (``kept_page``) without a query or with ``?variant=`` one of its variants'
+    SKUs: then one read warm (the versions; the stock when its kept figures lapsed). Cold, the
+    product, its stock, its categories with the top ones. Always one write: the product view
+    event (analytics, unacknowledged).
     """
     try:
         item = Product.objects.get_with_availability(sku)
     except Product.DoesNotExist:
         return _variant_page(sku)
-    product_viewed.send(sender=Product, product=item, request=request)
+    product_viewed.send(sender=Product, sku=item.sku, request=request)
     chosen_sku = chosen_variant(item.variants, request.GET.get("variant"))
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
-    return render(request, "catalog/product.html", {
+    keep = understood(request.GET, {("variant", v.sku) for v in item.variants or ()})
+    return render_page(request, "catalog/product.html", {
         "product": item,
         "categories": categories,
         "crumbs": crumbs,
@@ -114,7 +129,7 @@ def product(request, sku):
         # What the price, SKU and stock line show: the chosen variant, else the product.
         "shown": next((v for v in item.variants or () if v.sku == chosen_sku), item),
         "cache_scope": (*product_scope([item.sku]), TREE),
-    })
+    }, keep=keep, viewed=item.sku)
 
 
 def _variant_page(sku):

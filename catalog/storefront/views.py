@@ -20,15 +20,17 @@ from catalog.products.variants import chosen_cover, chosen_variant, variant_url
 
 
 def home(request):
-    """``/``: the top categories with their subcategories, and the newest products (2 reads)."""
+    """``/``: the top categories with their subcategories, and the newest products (2 reads).
+    Rendered with ``render_page`` (kept whole without a query when ``content.views.home``,
+    which calls it, is served through ``kept_page``)."""
     tree = Category.objects.tree(max_depth=1)
     top = [c for c in tree if c.parent_id is None]
     for category in top:
         category.subcategories = [c for c in tree if c.parent_id == category.pk]
-    return render(request, "catalog/home.html", {
+    return render_page(request, "catalog/home.html", {
         "top_categories": top,
         "newest": Product.listings.newest(limit=8),
-    })
+    }, keep=not request.GET)
 
 
 @kept_page
@@ -147,9 +149,10 @@ def _variant_page(sku):
 # -- storefront queries and search ("Product Catalog" use case "Operations") ----------------
 
 
-def _product_list(request, query, context, status=200, not_found_if_empty=False):
+def _product_list(request, query, context, status=200, not_found_if_empty=False, accepted=frozenset()):
     """Render ``catalog/product_list.html``: a page of ``query`` (a ``ProductQuery`` or
-    ``ProductListing``).
+    ``ProductListing``), kept whole (``kept_page``) when the request's query holds only the
+    page number shown and pairs of ``accepted`` (``catalog.store.pages.understood``).
 
     Costs the query's 2 round trips (count, page) plus the header's top
     categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
@@ -161,10 +164,12 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     # The cards' HTML is cold exactly when one of the products shown changes.
     shown = getattr(page.object_list, "documents", None)
     skus = [d.get("sku") for d in shown] if shown is not None else [p.sku for p in page.object_list]
-    return render(request, "catalog/product_list.html",
-                  {"page": page, "cache_scope": product_scope(skus), **context}, status=status)
+    keep = understood(request.GET, {*accepted, ("page", str(page.number))})
+    return render_page(request, "catalog/product_list.html",
+                       {"page": page, "cache_scope": product_scope(skus), **context}, status=status, keep=keep)
 
 
+@kept_page
 def genre(request, genre):
     """``/genre/<genre>/``: the albums of a genre, newest first (``?type=`` another product
     type: ``Film``, ``TV Season``). 404 when the genre has none; 400 for an unknown type."""
@@ -173,9 +178,10 @@ def genre(request, genre):
         return render(request, "400.html", status=400)
     return _product_list(request, Product.listings.by_genre(genre, product_type), {
         "heading": genre, "subheading": f"{product_type}s, newest first",
-    }, not_found_if_empty=True)
+    }, not_found_if_empty=True, accepted={("type", product_type)})
 
 
+@kept_page
 def deals(request):
     """``/deals/?min=15``: products saving more than ``min`` percent, biggest saving first."""
     form = DealsForm(request.GET)
@@ -187,9 +193,10 @@ def deals(request):
     return _product_list(request, Product.listings.deals(threshold), {
         "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
         "form": form, "is_deals": True,
-    })
+    }, accepted={("min", str(threshold))})
 
 
+@kept_page
 def artist(request, name):
     """``/artist/<name>/``: an artist's albums and TV seasons, newest first (404 for none)."""
     return _product_list(request, Product.listings.by_artist(name), {
@@ -197,6 +204,7 @@ def artist(request, name):
     }, not_found_if_empty=True)
 
 
+@kept_page
 def actor(request, name):
     """``/actor/<name>/``: the films starring an actor, newest first (404 for none)."""
     return _product_list(request, Product.listings.by_actor(name), {
@@ -204,6 +212,7 @@ def actor(request, name):
     }, not_found_if_empty=True)
 
 
+@kept_page
 def search(request):
     """``/search/?q=&sort=``: products matching the words of ``q`` (see
     ``SearchManager.search``), best match first (``sort=relevance``) or ``newest``,
@@ -233,7 +242,11 @@ def search(request):
         variant_options = context["facets"].variant_options
     results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
                                     sort=sort, refined=refined, variant_options=variant_options)
-    return _product_list(request, results, context)
+    facets = context.get("facets")
+    if facets is not None and facets.in_stock["chosen"]:  # the sold-out SKUs: read on every request
+        return _product_list(request, results, context)
+    return _product_list(request, results, context, accepted={
+        ("q", q), ("sort", sort), *(facets.params if facets is not None else ())})
 
 
 def suggest(request):

@@ -104,6 +104,7 @@ def main():
     parser.add_argument("--top", type=int, default=0, help="also print the top N functions by own time")
     parser.add_argument("--load", action="store_true", help="load the demo catalog first")
     args = parser.parse_args()
+    call_command("collectstatic", interactive=False, verbosity=0)  # a scratch STATIC_ROOT each run
     if args.load:
         call_command("migrate", verbosity=0)
         call_command("load_catalog", "--reset", verbosity=0)

@@ -25,6 +25,7 @@ from catalog.media.covers import CARD_SIZE, PAGE_SIZE, cover_processors, validat
 from catalog.listings.count_manager import ListingCountManager
 from catalog.listings.facet_count_manager import FacetCountManager
 from catalog.listings.facet_manager import FacetManager
+from catalog.listings.order_count_manager import OrderCountManager
 from catalog.listings.manager import ListingManager
 from catalog.listings.search_manager import SearchManager
 from catalog.products.export_manager import ProductExportManager
@@ -457,3 +458,25 @@ class FacetCount(models.Model):
 
     def __str__(self):
         return f"{self.id}: {self.total} products"
+
+
+class OrderCount(models.Model):
+    """A category's products counted along one sort, by price or by title (``order_counts``,
+    ``catalog/listings/order_count_manager.py``): per band of the order (a narrow price band,
+    a title's first character), the version it was counted at and its chunks (first value,
+    products). A large category's page sorted so reads only the chunks holding its rows.
+    Written only by ``OrderCount.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=64, db_column="_id")
+    category = ObjectIdField()
+    kind = models.CharField(max_length=16)
+    relisted = models.CharField(max_length=64)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OrderCountManager()
+
+    class Meta:
+        db_table = "order_counts"
+
+    def __str__(self):
+        return self.id

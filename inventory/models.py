@@ -145,7 +145,6 @@ class Cart(models.Model):
         db_table = "carts"
         indexes = [
             models.Index(fields=["status", "last_modified"], name="status_last_modified"),
-            models.Index(fields=["status", "created_at"], name="status_created_at"),
             models.Index(fields=["user_id", "status"], name="user_status"),
         ]
 

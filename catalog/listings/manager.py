@@ -9,7 +9,10 @@ edit re-reads what it changes and not the sort:
 
 - its *order*, the ids and prices of the page's products, which is what
   costs: the local server reads and sorts every product of the category
-  (about 40 µs each: 0.7 s for a top category of 17,000). Keyed by which
+  (about 40 µs each: 0.7 s for a top category of 17,000), so a category of
+  more than ``WINDOWED_FROM`` products reads newest first from windows of
+  issue dates (``newest_page``) and by price or title only the chunks of the
+  order that hold the page's rows (``kept_order``, ``OrderCount.objects``). Keyed by which
   products the category lists (``category:<id>``) and by what decides the
   sort: ``order-title:<id>``, ``order-issued:<id>``, or for the sorts by
   price the narrow price bands from the page's first price to its last
@@ -27,6 +30,7 @@ Stock is never cached: each request reads the page's stock
 
 import datetime
 
+from bson import ObjectId
 from django.conf import settings
 from django.db import models
 
@@ -258,11 +262,18 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         documents = cached("listing-cards", key, read_cards, (*scope, *order_scope_))
         return CardList(self.with_availability(documents), self.card_from_document)
 
-    def sorted_page(self, match, sort, start, stop, scope, order):
+    def sorted_page(self, match, sort, start, stop, scope, order, kept=False):
         """The products ``[start:stop]`` (``stop`` None: to the end) of those matching
         ``match`` in the order ``sort`` (a list of ``(field, direction)``), read in two layers
-        (``ordered_cards``: the order is one aggregation, match, sort, skip, limit)."""
+        (``ordered_cards``: the order is one aggregation, match, sort, skip, limit).
+        ``kept``: a page of one category sorted by price or title reads its order from the
+        chunks its kept order counts name (``kept_order``) when they can, not from a sort of
+        every product of the category."""
         def read_order():
+            if kept:
+                documents = self.kept_order(match, sort, start, stop)
+                if documents is not None:
+                    return documents
             pipeline = [{"$match": match}, {"$sort": dict(sort)}, {"$skip": start}]
             if stop is not None:
                 pipeline.append({"$limit": max(stop - start, 1)})
@@ -270,6 +281,51 @@ class ListingManager(MongoCollectionMixin, models.Manager):
             return list(self.read_collection.aggregate(pipeline))
 
         return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
+
+    def kept_order(self, match, sort, start, stop):
+        """The products ``[start:stop]`` (``ORDER_FIELDS``, in order) of the category ``match``
+        names (``{"listed_in": <id>}``, nothing else) sorted by ``sort`` (``SORTS["price"]``,
+        ``["-price"]`` or ``["title"]``), read from the chunks of its kept order counts
+        (``OrderCount.objects.chunks``) that hold those rows: one aggregation of a range of the
+        sorted field (from the first chunk's first value to the next chunk's), on the
+        ``listed_in_retail`` or ``listed_in_title`` index, sorted, skipped and limited as the
+        whole sort would be, so it examines about the page's products, not the category's.
+        None, for the caller to sort every match, when the page is of another kind, reaches
+        the products without a price or title (no range reads them), lies past the counted
+        products, or the read finds another number of products than the counts promise."""
+        kind = {"price": "price", "-price": "price", "title": "title"}.get(
+            next((name for name, order in SORTS.items() if order == list(sort)), None))
+        category_id = match.get("listed_in") if set(match) == {"listed_in"} else None
+        if kind is None or not isinstance(category_id, ObjectId) or stop is None or stop <= start:
+            return None
+        chunks = catalog_model("OrderCount").objects.chunks(category_id, kind)
+        descending = list(sort) == SORTS["-price"]
+        if descending:  # the products without a price come last (MongoDB sorts null first)
+            chunks = [c for c in chunks if not c.odd][::-1] + [c for c in chunks if c.odd]
+        total = sum(c.n for c in chunks)
+        if start >= total:
+            return None
+        before, first, last, skip = 0, None, None, 0
+        for index, chunk in enumerate(chunks):
+            if first is None and before + chunk.n > start:
+                first, skip = index, start - before
+            before += chunk.n
+            if first is not None:
+                last = index
+                if before >= stop:
+                    break
+        if any(c.odd for c in chunks[first:last + 1]):
+            return None
+        field = sort[0][0]
+        if descending:
+            bounds = {"$gte": chunks[last].first, **({"$lt": chunks[first - 1].first} if first else {})}
+        else:
+            following = chunks[last + 1].first if last + 1 < len(chunks) else None
+            bounds = {"$gte": chunks[first].first, **({"$lt": following} if following is not None else {})}
+        pipeline = [{"$match": {**match, field: bounds}}, {"$sort": dict(sort)}, {"$skip": skip},
+                    {"$limit": stop - start}, {"$project": ORDER_FIELDS}]
+        documents = list(self.read_collection.aggregate(pipeline))
+        return documents if len(documents) == min(stop, total) - start else None
 
     def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),

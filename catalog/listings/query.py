@@ -30,7 +30,8 @@ SORT_LABELS = {"newest": "Newest", "price": "Price: low to high", "-price": "Pri
                "title": "Title"}
 DEFAULT_SORT = "newest"
 #: A category of more products than this reads its newest-first pages from windows of issue
-#: dates (``CountedListing``); a smaller one sorts them all, which costs little.
+#: dates, its pages by price or title from its kept order counts (``CountedListing``); a
+#: smaller one sorts them all, which costs little.
 WINDOWED_FROM = 200
 
 #: What a product card shows: not the track lists; the variants (a few each), whose SKUs' stock
@@ -212,9 +213,12 @@ class CountedListing(ProductQuery):
     sort. Newest first (``newest_first``), a page of a category of more than
     ``WINDOWED_FROM`` products that ends before its last product takes its
     order from a window of issue dates (``ListingManager.newest_page``),
-    which examines about the page's products rather than the category's. Any
-    other page's order is one aggregation (match, sort, skip, limit: the sort
-    over every match, as ``ProductQuery``).
+    which examines about the page's products rather than the category's; sorted
+    by price or title, such a category's page reads only the chunks of the order
+    that hold its rows, found from its kept order counts
+    (``ListingManager.kept_order``, ``OrderCount.objects``). Any other page's
+    order is one aggregation (match, sort, skip, limit: the sort over every
+    match, as ``ProductQuery``).
     """
 
     def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",), order=((), None, None)):
@@ -226,7 +230,8 @@ class CountedListing(ProductQuery):
     def _read_page(self, start, stop):
         if self.newest_first and stop is not None and WINDOWED_FROM < self._total and stop < self._total:
             return self.manager.newest_page(self.match, start, stop, self.scope, order=self.order)
-        return self.manager.sorted_page(self.match, self.sort, start, stop, self.scope, self.order)
+        return self.manager.sorted_page(self.match, self.sort, start, stop, self.scope, self.order,
+                                        kept=WINDOWED_FROM < self._total)
 
 
 class DealsListing(ProductQuery):

@@ -51,8 +51,8 @@ import datetime
 from django.conf import settings
 
 from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
-                     faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
-                     relisted_scope, savings_part_scope, savings_scope, words_scope)
+                     faceted_part_scope, faceted_scope, names_scope, order_scope, price_count_scope, prices_scope,
+                     product_scope, relisted_scope, savings_part_scope, savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of
 from catalog.listings.facet_parts import issue_part
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
@@ -119,7 +119,10 @@ def product_scopes(changes):
     their listing (``category:``) when it joins or leaves it, the order by
     title or issue date (``order-title:``, ``order-issued:``) when it
     changes those, the price bands from the old retail price to the new
-    (``prices:``) when it changes, and their facet counts (``faceted:``)
+    (``prices:``) when it changes, the narrower price band and the title window
+    of the old and new price or title (``prices:<id>:n<band>``, ``titles:``)
+    when they change or the product joins or leaves (the versions of the kept
+    order counts), and their facet counts (``faceted:``)
     when what they count changes (type, facet price band, details, variants'
     options); across categories, what decides which products those pages
     show: the words of those whose searchable text, faceted values or SKU change
@@ -148,8 +151,14 @@ def product_scopes(changes):
             old, new = set(before.get("listed_in") or []), set(after.get("listed_in") or [])
             joined, stayed = old ^ new, old & new
         names.update(category_scope(joined))
+        # The kept order counts (``OrderCount.objects``) of its price bands and title windows,
+        # before and after: of those it joins or leaves, and of those it stays in when it
+        # changes the price or the title.
+        names.update(price_count_scope(joined, [side.get("retail") for side in sides]))
+        names.update(titles_scope(joined, [side.get("title") for side in sides]))
         if changed("title"):
             names.update(order_scope(stayed, "title"))
+            names.update(titles_scope(stayed, [side.get("title") for side in sides]))
         if changed("issued"):
             names.update(order_scope(stayed, "issued"))
         if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs
@@ -157,6 +166,7 @@ def product_scopes(changes):
         if changed("retail"):
             retails = [side.get("retail") for side in sides]
             names.update(prices_scope(stayed, min(retails, key=_cents), max(retails, key=_cents)))
+            names.update(price_count_scope(stayed, retails))
         parts = [issue_part(side.get("issued")) for side in sides]
         # The decades of its facet counts: of those it joins or leaves, and of those it
         # stays in when it changes what they count.

@@ -29,7 +29,7 @@ from bson import ObjectId
 from catalog.transfer.chinook import AUDIO_ALBUM, format_variants
 from catalog.listings.facets import facet_fields
 from catalog.store.writes import catalog_reset
-from catalog.models import Category, ListingCount, Pricing, Product
+from catalog.models import Category, ListingCount, OrderCount, Pricing, Product
 from inventory.models import Inventory
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
@@ -102,7 +102,8 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     The batches are written without marking the categories' kept counts (the
     catalog is empty: it has none) nor bumping versions; at the end every
     category is counted once (``ListingCount.objects.recount_all``: one pass over
-    every product), the epoch is bumped once (``writes.catalog_reset``: every cached
+    every product) and along its sorts by price and title (``OrderCount.objects.recount_all``:
+    one more pass), the epoch is bumped once (``writes.catalog_reset``: every cached
     read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
     (``FacetManager.keep_facet_counts``: one read of each one's products), so that no
     shopper's first request counts a large category.
@@ -132,6 +133,7 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         if progress is not None:
             progress(len(batch))
     listed = ListingCount.objects.recount_all()  # once, not per batch: every product once
+    OrderCount.objects.recount_all()  # the pages by price and title: one more pass
     catalog_reset()  # the versions: every cached read, once, not thousands a batch
     Product.facets.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from inventory.managers.expiry import past_max_age_filter
+from core.mongo.counter import count_operations
 from inventory.models import Cart, Inventory
 from core import clock
 
@@ -109,21 +109,39 @@ def test_an_undated_cart_is_judged_by_its_last_modified_at_an_add(two_carts, set
     assert inventory("A")["qty"] == 7
 
 
-def test_the_max_age_writes_use_the_status_created_at_index_on_any_server(two_carts):
-    """The filters are equalities on ``status`` and a range (or null) on ``created_at``: the index
-    bounds on MongoDB, and on SecantusDB, which plans ``status: {$in: [...]}`` as a scan."""
-    old, _ = two_carts
-    make_old(old, 7200)
-    for _ in range(20):
-        Cart.objects.collection.insert_one({"_id": Cart._meta.pk.get_default(), "status": "complete",
+def test_the_max_age_pass_reads_only_the_carts_touched_within_the_timeout(two_carts):
+    """After the idle pass, the carts judged by their age are read on ``status_last_modified``
+    (an equality and a range, exactly the index's fields: local-server difference 24), not
+    every active cart; the carts keep no index on ``created_at`` (difference 23)."""
+    old, young = two_carts
+    make_old(old, 7200)  # created two hours ago, touched now
+    threshold = clock.now() - datetime.timedelta(seconds=600)
+    for _ in range(20):  # idle active carts, older than the threshold: the idle pass's
+        Cart.objects.collection.insert_one({"_id": Cart._meta.pk.get_default(), "status": "active",
                                             "created_at": clock.now() - datetime.timedelta(days=9),
-                                            "last_modified": clock.now(), "items": []})
+                                            "last_modified": clock.now() - datetime.timedelta(days=1),
+                                            "items": []})
     database = Cart.objects.collection.database
-    for query, matching in ((past_max_age_filter(clock.now() - datetime.timedelta(seconds=3600)), 1),
-                            ({"status": "active", "created_at": None}, 0)):
-        plan = database.command("explain", {"find": "carts", "filter": query}, verbosity="executionStats")
-        assert "status_created_at" in str(plan["queryPlanner"]["winningPlan"]), plan["queryPlanner"]
-        assert plan["executionStats"]["totalDocsExamined"] == plan["executionStats"]["nReturned"] == matching
+    assert "status_created_at" not in database.carts.index_information()
+    with count_operations() as ops:
+        live = Cart.expiry.touched_since(threshold)
+    assert sorted(c["_id"] for c in live) == sorted([old, young]) and ops.total == 1
+    query = ops.commands[0]["filter"]
+    plan = database.command("explain", {"find": "carts", "filter": query}, verbosity="executionStats")
+    assert "status_last_modified" in str(plan["queryPlanner"]["winningPlan"]), plan["queryPlanner"]
+    assert plan["executionStats"]["totalDocsExamined"] == 2, plan["executionStats"]
+
+
+def test_an_expiry_takes_a_cart_past_its_age_and_dates_an_undated_one_among_the_touched(two_carts, settings):
+    settings.CART_MAX_AGE = 3600
+    old, young = two_carts
+    make_old(old, 7200)
+    make_undated(young, 5)
+    report = Cart.expiry.expire(600)
+    assert report["expired"] == 1
+    assert cart_doc(old)["status"] == "expired"
+    young_doc = cart_doc(young)
+    assert young_doc["status"] == "active" and young_doc["created_at"] == young_doc["last_modified"]
 
 
 # -- the pages ---------------------------------------------------------------

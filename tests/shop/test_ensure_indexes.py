@@ -53,7 +53,7 @@ def test_the_registry_holds_every_apps_indexes():
     assert {"categories", "products", "inventory", "carts", "orders", "events",
             "stats.hourly", "stats.daily", "stats.weekly", "stats.monthly", "stats.yearly"} <= set(declared)
     names = {table: [options["name"] for _keys, options in indexes] for table, indexes in declared.items()}
-    assert names["carts"] == ["status_last_modified", "status_created_at", "user_status"]  # Cart.Meta.indexes
+    assert names["carts"] == ["status_last_modified", "user_status"]  # Cart.Meta.indexes
     assert names["orders"] == ["user_placed_at", "order_status_placed_at", "order_email",
                                "order_invoice_due", "order_refund_restock",
                                "order_refund_at"]  # the last three: recoveries of returns and invoices

@@ -38,9 +38,9 @@ def record_refund(sender, number, request, amount, at=None, **kwargs):
     Event.objects.record_refund(number, request, amount, ts=at)
 
 
-def record_product_view(sender, product, request, **kwargs):
-    """Record that the shopper making ``request`` viewed ``product`` (one write)."""
-    Event.objects.record_view(product.sku, userid=request_shopper_id(request))
+def record_product_view(sender, sku, request, **kwargs):
+    """Record that the shopper making ``request`` viewed the product of ``sku`` (one write)."""
+    Event.objects.record_view(sku, userid=request_shopper_id(request))
 
 
 def record_line_added(sender, sku, qty, request, **kwargs):

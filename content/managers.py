@@ -21,7 +21,7 @@ from django.db import models
 from catalog.listings.cards import CardList
 from catalog.models import Category, Product
 from catalog.products.keywords import search_words
-from catalog.store.cache import UNSET, ISSUED, cached, listing_scope, product_scope, versions, words_scope
+from catalog.store.cache import UNSET, ISSUED, cached, changes_at, listing_scope, product_scope, versions, words_scope
 from core import clock
 
 from .skus import parse_skus
@@ -59,7 +59,11 @@ class HomeBlockManager(models.Manager):
         """The blocks shown at ``when`` (aware UTC; default ``clock.now()``): published and
         within their schedule, by position (see ``scheduled``)."""
         when = when or clock.now()
-        return [block for block in self.scheduled() if block.live_at(when)]
+        scheduled = self.scheduled()
+        # A page kept whole (catalog/store/pages.py) is served until the next start or end.
+        changes_at(min((moment for block in scheduled for moment in (block.starts_at, block.ends_at)
+                        if moment is not None and moment > when), default=None))
+        return [block for block in scheduled if block.live_at(when)]
 
     def preview(self, block_id, when=None):
         """The blocks a staff preview shows: those live at ``when`` and the block ``block_id``

@@ -18,6 +18,8 @@ writes, so a shown figure a moment old never sells a unit twice (the shopper is 
 "Only N left" by the write's refusal instead).
 """
 
+import contextlib
+import contextvars
 import functools
 
 from django.conf import settings
@@ -27,6 +29,8 @@ PREFIX = "stock-shown:"
 #: What a SKU without an inventory document is kept as (the cache cannot keep None apart
 #: from a miss).
 NO_RECORD = -1
+# The current ``watch()`` record, or None.
+_watched = contextvars.ContextVar("stock_shown_watch", default=None)
 
 
 def _key(sku):
@@ -41,8 +45,12 @@ def shown_available(skus, read):
     """
     skus = [str(s) for s in skus]
     seconds = settings.STOCK_SHOWN_SECONDS
+    watched = _watched.get()
     if not seconds or not skus:
-        return read(skus) if skus else {}
+        shown = read(skus) if skus else {}
+        if watched is not None:
+            watched.note(skus, shown, reads=1 if skus else 0)
+        return shown
     kept = cache.get_many([_key(s) for s in skus])
     found = {s: kept[_key(s)] for s in skus if _key(s) in kept}
     missing = [s for s in skus if s not in found]
@@ -50,7 +58,36 @@ def shown_available(skus, read):
         fresh = read(missing)
         found.update(fresh)
         cache.set_many({_key(s): fresh.get(s, NO_RECORD) for s in missing}, seconds)
-    return {s: units for s, units in found.items() if units != NO_RECORD}
+    shown = {s: units for s, units in found.items() if units != NO_RECORD}
+    if watched is not None:
+        watched.note(skus, shown, reads=1 if missing else 0)
+    return shown
+
+
+class ShownStock:
+    """What ``watch()`` recorded: ``units`` (``{sku: available units, or None without a stock
+    record}`` of every SKU shown) and ``reads`` (the reads of the inventory made for them)."""
+
+    def __init__(self):
+        self.units, self.reads = {}, 0
+
+    def note(self, skus, shown, reads):
+        """Record ``skus`` shown as ``shown`` (``{sku: units}``) after ``reads`` reads."""
+        self.units.update({s: shown.get(s) for s in skus})
+        self.reads += reads
+
+
+@contextlib.contextmanager
+def watch():
+    """Record the stock ``shown_available`` gives in the block (this thread or task): yields a
+    ``ShownStock``. A page kept whole as HTML (``catalog/store/pages.py``) is served again only
+    while its SKUs show the same units."""
+    record = ShownStock()
+    token = _watched.set(record)
+    try:
+        yield record
+    finally:
+        _watched.reset(token)
 
 
 def forget(skus):

@@ -24,10 +24,11 @@ alone) ``live`` is ``Offer.objects.live`` and ``key`` None.
 
 import threading
 import uuid
+from datetime import datetime, timezone
 from types import SimpleNamespace
 
 from catalog.models import CatalogVersion
-from catalog.store.cache import OFFERS, versions
+from catalog.store.cache import OFFERS, changes_at, versions
 from core import clock
 
 from .managers import in_effect
@@ -76,7 +77,16 @@ def key(at=None):
     if not count:
         return ""
     now = int((at or clock.now()).timestamp() * 1000)
+    _next_change(times, now)
     return f"{token.split(SEPARATOR)[0]}:{sum(1 for moment in times if moment <= now)}"
+
+
+def _next_change(times, now):
+    """Tell a page kept whole (``catalog.store.cache.changes_at``) that its labels change at the
+    first of ``times`` (ms since the epoch, UTC) after ``now`` (ms), if any."""
+    upcoming = [moment for moment in times if moment > now]
+    if upcoming:
+        changes_at(datetime.fromtimestamp(min(upcoming) / 1000, tz=timezone.utc))
 
 
 def live(at=None):
@@ -87,9 +97,10 @@ def live(at=None):
     state = _state()
     if state is None:
         return Offer.objects.live(at)
-    token, count, _ = state
+    token, count, times = state
     if not count:
         return []
+    _next_change(times, int(at.timestamp() * 1000))
     offers = _kept.get(token)
     if offers is None:
         offers = Offer.objects.read_active()

@@ -27,7 +27,7 @@ from django.db import models
 
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import cache_key, cached, catalog_version
+from catalog.store.cache import cache_key, cached, catalog_version, note_kept
 from catalog.listings.facets import PRICE_BANDS
 from catalog.listings.facet_parts import FacetPartsMixin
 from inventory.models import Inventory
@@ -181,4 +181,5 @@ class FacetManager(FacetPartsMixin, MongoCollectionMixin, models.Manager):
         if count is None:
             count = read()
             store.set(name, count, IN_STOCK_SECONDS)
+        note_kept(name, count)  # a page kept whole shows it only while it is kept
         return count

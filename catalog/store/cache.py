@@ -371,6 +371,9 @@ def versions(names):
     state = _scope.get()
     if state is None:
         return None
+    watch = state.get("watch")
+    if watch is not None:  # a page being kept whole (``watch_page``) depends on these
+        watch["used"].update(names)
     tokens = state["tokens"]
     missing = [n for n in names if n not in tokens]
     families = state.get("families")
@@ -599,3 +602,58 @@ def remember(kind, key, value):
     if _scope.get() is not None:
         caches[settings.CATALOG_CACHE].set(cache_key(f"hint:{kind}", key, ()), value,
                                            settings.CATALOG_CACHE_SECONDS)
+
+
+# -- what a whole kept page depends on (``catalog/store/pages.py``) -----------------------
+
+
+def watch_page():
+    """Start recording, for the rest of the current request, what its page depends on: the
+    scopes whose versions it asks for (``versions``), the values kept a while without a version
+    that it shows (``note_kept``) and the moment it changes by itself (``changes_at``). Returns
+    the record, a dict that ``page_dependencies`` reads; None outside a request."""
+    state = _scope.get()
+    if state is None:
+        return None
+    state["watch"] = {"used": set(), "kept": {}, "until": None, "unkept": state.get("unkept", 0)}
+    return state["watch"]
+
+
+def page_dependencies(watch):
+    """``(names, tokens, kept, until)`` of what the page recorded by ``watch`` (of ``watch_page``)
+    showed: the scope names it read (a sorted tuple) with their tokens as read in this request,
+    the values kept without a version (``{cache key: value}``) and the moment it changes by
+    itself (aware UTC, or None). None when the page cannot be kept under them: a value it showed
+    was computed but not kept (its scopes were not all read before it), or a version was
+    forgotten during it (``forget_version``). Ends the recording."""
+    state = _scope.get()
+    if state is None or watch is None or state.pop("watch", None) is not watch:
+        return None
+    if state.get("unkept", 0) != watch["unkept"]:
+        return None
+    names = tuple(sorted(watch["used"]))
+    tokens = state["tokens"]
+    if any(n not in tokens for n in names):
+        return None
+    return names, tuple(tokens[n] for n in names), dict(watch["kept"]), watch["until"]
+
+
+def note_kept(name, value):
+    """Tell the page being kept whole (``watch_page``) that it shows ``value``, kept in the
+    catalog cache under the key ``name`` for a while without a version (e.g. a listing's
+    in-stock count): the page is served again only while that key holds that value. Nothing
+    when no page is watched."""
+    state = _scope.get()
+    watch = state.get("watch") if state is not None else None
+    if watch is not None:
+        watch["kept"][name] = value
+
+
+def changes_at(moment):
+    """Tell the page being kept whole (``watch_page``) that what it shows changes by itself at
+    ``moment`` (aware UTC; e.g. an offer starting or ending): it is served again only before
+    then. Nothing when no page is watched or for None."""
+    state = _scope.get()
+    watch = state.get("watch") if state is not None else None
+    if watch is not None and moment is not None:
+        watch["until"] = moment if watch["until"] is None else min(watch["until"], moment)

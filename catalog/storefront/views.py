@@ -9,6 +9,8 @@ from catalog.tree.breadcrumbs import breadcrumb_list_json_ld, category_crumbs
 from catalog.store.cache import TREE, category_page_scope, category_scope, facets_scope, listing_scope, product_scope
 from catalog.listings.facets import facet_panel
 from catalog.storefront.filters import DealsForm, PriceRangeForm, SearchForm, SuggestForm
+from catalog.storefront.pages import kept_page, render_page
+from catalog.store.pages import understood
 from catalog.listings.query import DEFAULT_SORT, SORT_LABELS, SORTS
 from catalog.models import Category, Product, ProductType
 from catalog.listings.paginators import page_number, paginate
@@ -18,24 +20,30 @@ from catalog.products.variants import chosen_cover, chosen_variant, variant_url
 
 
 def home(request):
-    """``/``: the top categories with their subcategories, and the newest products (2 reads)."""
+    """``/``: the top categories with their subcategories, and the newest products (2 reads).
+    Rendered with ``render_page`` (kept whole without a query when ``content.views.home``,
+    which calls it, is served through ``kept_page``)."""
     tree = Category.objects.tree(max_depth=1)
     top = [c for c in tree if c.parent_id is None]
     for category in top:
         category.subcategories = [c for c in tree if c.parent_id == category.pk]
-    return render(request, "catalog/home.html", {
+    return render_page(request, "catalog/home.html", {
         "top_categories": top,
         "newest": Product.listings.newest(limit=8),
-    })
+    }, keep=not request.GET)
 
 
+@kept_page
 def category(request, slug):
     """``/c/<slug>/``: breadcrumbs, subcategories, and the products of the category and its
     descendants, sorted (``?sort=``), filtered by retail price (``?min_price=&max_price=``
     in dollars; 400 with the form's errors and no filter when invalid), narrowed by facets
     (``?genre=Rock&price=5-10&in_stock=1``: ``catalog.listings.facets``; narrowed by a variant
     attribute, ``?format=Vinyl``, each card shows its matching variant) and paginated
-    (``?page=``). Three reads warm; cold, the facet counts add an aggregation or two.
+    (``?page=``). Kept whole (``kept_page``) for a query of those parameters only, each as the
+    page spells it, "in stock" not chosen: then one read warm (the versions; the stock
+    when its kept figures lapsed). Rendered, three reads warm; cold, the facet counts add an
+    aggregation or two.
     """
     try:
         node = Category.objects.get_by_slug(slug)
@@ -63,7 +71,12 @@ def category(request, slug):
     )
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
-    return render(request, "catalog/category.html", {
+    # Kept whole for a query the page would spell itself (its sort, its page, its price range
+    # as normalized, the facets chosen); never with "in stock" chosen (the sold-out SKUs are
+    # read on every request) nor an invalid range (a 400).
+    keep = price_form.is_valid() and not facets.in_stock["chosen"] and understood(request.GET, {
+        ("sort", sort), ("page", str(page.number)), *facets.params, *price_form.data.items()})
+    return render_page(request, "catalog/category.html", {
         "category": node,
         "crumbs": crumbs,
         "breadcrumbs_json_ld": breadcrumb_list_json_ld(request, crumbs),
@@ -79,9 +92,10 @@ def category(request, slug):
         # of the category re-reads the page's cards but does not render them again.
         "grid_scope": category_scope([node.pk]),
         "facets": facets,
-    }, status=200 if price_form.is_valid() else 400)
+    }, status=200 if price_form.is_valid() else 400, keep=keep)
 
 
+@kept_page
 def product(request, sku):
     """``/p/<sku>/``: the product with its availability, cover and the breadcrumbs of its
     first category; a product with variants offers them (each with its price and stock) in
@@ -91,18 +105,21 @@ def product(request, sku):
     with the choice). A variant's SKU redirects to
     its product's page with it chosen.
 
-    Two reads (the product with its stock in one aggregation; its categories
-    with the top ones), and one write: the product view event (analytics).
+    Kept whole (``kept_page``) without a query or with ``?variant=`` one of its variants'
+    SKUs: then one read warm (the versions; the stock when its kept figures lapsed). Cold, the
+    product, its stock, its categories with the top ones. Always one write: the product view
+    event (analytics, unacknowledged).
     """
     try:
         item = Product.objects.get_with_availability(sku)
     except Product.DoesNotExist:
         return _variant_page(sku)
-    product_viewed.send(sender=Product, product=item, request=request)
+    product_viewed.send(sender=Product, sku=item.sku, request=request)
     chosen_sku = chosen_variant(item.variants, request.GET.get("variant"))
     categories, top = Category.objects.with_top_level(item.categories)
     crumbs = category_crumbs(categories[0]) if categories else []
-    return render(request, "catalog/product.html", {
+    keep = understood(request.GET, {("variant", v.sku) for v in item.variants or ()})
+    return render_page(request, "catalog/product.html", {
         "product": item,
         "categories": categories,
         "crumbs": crumbs,
@@ -114,7 +131,7 @@ def product(request, sku):
         # What the price, SKU and stock line show: the chosen variant, else the product.
         "shown": next((v for v in item.variants or () if v.sku == chosen_sku), item),
         "cache_scope": (*product_scope([item.sku]), TREE),
-    })
+    }, keep=keep, viewed=item.sku)
 
 
 def _variant_page(sku):
@@ -132,9 +149,10 @@ def _variant_page(sku):
 # -- storefront queries and search ("Product Catalog" use case "Operations") ----------------
 
 
-def _product_list(request, query, context, status=200, not_found_if_empty=False):
+def _product_list(request, query, context, status=200, not_found_if_empty=False, accepted=frozenset()):
     """Render ``catalog/product_list.html``: a page of ``query`` (a ``ProductQuery`` or
-    ``ProductListing``).
+    ``ProductListing``), kept whole (``kept_page``) when the request's query holds only the
+    page number shown and pairs of ``accepted`` (``catalog.store.pages.understood``).
 
     Costs the query's 2 round trips (count, page) plus the header's top
     categories. Raises Http404 when ``not_found_if_empty`` and nothing matches.
@@ -146,10 +164,12 @@ def _product_list(request, query, context, status=200, not_found_if_empty=False)
     # The cards' HTML is cold exactly when one of the products shown changes.
     shown = getattr(page.object_list, "documents", None)
     skus = [d.get("sku") for d in shown] if shown is not None else [p.sku for p in page.object_list]
-    return render(request, "catalog/product_list.html",
-                  {"page": page, "cache_scope": product_scope(skus), **context}, status=status)
+    keep = understood(request.GET, {*accepted, ("page", str(page.number))})
+    return render_page(request, "catalog/product_list.html",
+                       {"page": page, "cache_scope": product_scope(skus), **context}, status=status, keep=keep)
 
 
+@kept_page
 def genre(request, genre):
     """``/genre/<genre>/``: the albums of a genre, newest first (``?type=`` another product
     type: ``Film``, ``TV Season``). 404 when the genre has none; 400 for an unknown type."""
@@ -158,9 +178,10 @@ def genre(request, genre):
         return render(request, "400.html", status=400)
     return _product_list(request, Product.listings.by_genre(genre, product_type), {
         "heading": genre, "subheading": f"{product_type}s, newest first",
-    }, not_found_if_empty=True)
+    }, not_found_if_empty=True, accepted={("type", product_type)})
 
 
+@kept_page
 def deals(request):
     """``/deals/?min=15``: products saving more than ``min`` percent, biggest saving first."""
     form = DealsForm(request.GET)
@@ -172,9 +193,10 @@ def deals(request):
     return _product_list(request, Product.listings.deals(threshold), {
         "heading": "Deals", "subheading": f"Saving more than {threshold}%, biggest saving first",
         "form": form, "is_deals": True,
-    })
+    }, accepted={("min", str(threshold))})
 
 
+@kept_page
 def artist(request, name):
     """``/artist/<name>/``: an artist's albums and TV seasons, newest first (404 for none)."""
     return _product_list(request, Product.listings.by_artist(name), {
@@ -182,6 +204,7 @@ def artist(request, name):
     }, not_found_if_empty=True)
 
 
+@kept_page
 def actor(request, name):
     """``/actor/<name>/``: the films starring an actor, newest first (404 for none)."""
     return _product_list(request, Product.listings.by_actor(name), {
@@ -189,6 +212,7 @@ def actor(request, name):
     }, not_found_if_empty=True)
 
 
+@kept_page
 def search(request):
     """``/search/?q=&sort=``: products matching the words of ``q`` (see
     ``SearchManager.search``), best match first (``sort=relevance``) or ``newest``,
@@ -218,7 +242,11 @@ def search(request):
         variant_options = context["facets"].variant_options
     results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
                                     sort=sort, refined=refined, variant_options=variant_options)
-    return _product_list(request, results, context)
+    facets = context.get("facets")
+    if facets is not None and facets.in_stock["chosen"]:  # the sold-out SKUs: read on every request
+        return _product_list(request, results, context)
+    return _product_list(request, results, context, accepted={
+        ("q", q), ("sort", sort), *(facets.params if facets is not None else ())})
 
 
 def suggest(request):

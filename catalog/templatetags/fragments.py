@@ -12,12 +12,19 @@ staff edit shows on the next request as for every other catalog read.
 The values must name everything the block shows that is not catalog data
 (the live stock of a card: ``card_signature``). Outside a request the block
 is rendered every time.
+
+``{% page_hole "name" %}``: what is each request's own in a page kept whole
+(``catalog/store/pages.py``: ``"csrf"``, ``"cart_count"``, ``"messages"``): a marker
+when the view renders with ``page_holes`` (``catalog.storefront.pages.render_page``),
+which is filled for each request; the value itself on other pages. Never inside a
+``catalog_fragment``.
 """
 
 from django import template
 from django.utils.safestring import mark_safe
 
 from catalog.store.cache import cached
+from catalog.store.pages import hole, marker
 
 from catalog.templatetags.shop import Availability
 
@@ -51,6 +58,16 @@ def catalog_fragment(parser, token):
     return CatalogFragmentNode(nodelist, bits[1][1:-1],
                                [parser.compile_filter(b) for b in bits[2:] if not b.startswith("scope=")],
                                parser.compile_filter(scopes[0][len("scope="):]))
+
+
+@register.simple_tag(takes_context=True)
+def page_hole(context, name):
+    """``{% page_hole "name" %}``: the hole ``name`` of ``catalog.store.pages.HOLES``: its marker
+    when the context has ``page_holes`` (a page kept whole), else its value for the request."""
+    if context.get("page_holes"):
+        # mark_safe: an HTML comment of the hole's name and hex digits (bandit B308/B703 reviewed).
+        return mark_safe(marker(name))  # nosec
+    return hole(name, context.get("request"))  # safe HTML, escaped as it was built
 
 
 @register.filter

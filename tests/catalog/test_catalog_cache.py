@@ -9,6 +9,7 @@ only would fail these tests: the reader's cache is never cleared.
 """
 
 import os
+import re
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -70,7 +71,9 @@ def warm(client, pages=PAGES):
 
 
 def crumbs(response):
-    return [c["name"] for c in response.context["crumbs"]]
+    """The breadcrumbs' names after Home, from the HTML (a page kept whole renders no template)."""
+    nav = re.search(r'<nav class="breadcrumbs".*?</nav>', response.content.decode(), re.S).group(0)
+    return re.findall(r'<li>(?:<a href="[^"]*">|<span[^>]*>)([^<]*)<', nav)[1:]
 
 
 def test_a_price_and_a_title_changed_in_the_admin_show_on_the_next_request(shop, admin_client):

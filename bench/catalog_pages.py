@@ -18,7 +18,7 @@ requests), cold round trips and documents examined. Documents examined are
 the server's own figures: an ``explain`` (``executionStats``) of every read
 the request sent, summed. Usage::
 
-    python bench/catalog_pages.py [--products 100000] [--seconds 5] [--cold 3] [--skip-generated]
+    python bench/catalog_pages.py [--products 100000] [--seconds 5] [--cold 3] [--skip-generated] [--skip-chinook] [--reuse]
 """
 
 import argparse
@@ -39,6 +39,13 @@ from core.mongo.counter import count_operations  # noqa: E402
 
 _DRIVER_FIELDS = ("lsid", "$db", "$clusterTime", "$readPreference", "txnNumber",
                   "autocommit", "startTransaction", "readConcern", "cursor")
+
+
+def generated_products():
+    """How many products ``populatedb`` generated are in the database (SKUs ``GEN-``)."""
+    from catalog.models import Product
+
+    return Product.objects.collection.count_documents({"sku": {"$gte": "GEN-", "$lt": "GEN."}})
 
 
 def documents_examined(ops):
@@ -99,6 +106,8 @@ def main():
     parser.add_argument("--cold", type=int, default=3, help="cold requests per page (mean)")
     parser.add_argument("--skip-generated", action="store_true")
     parser.add_argument("--skip-chinook", action="store_true")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep a generated catalog already holding --products (no populatedb)")
     args = parser.parse_args()
 
     call_command("migrate", verbosity=0)
@@ -111,10 +120,11 @@ def main():
                               ("product /p/CHK-0001/", "/p/CHK-0001/"),
                               ("home /", "/")], args)
     if not args.skip_generated:
-        started = time.perf_counter()
-        call_command("populatedb", "--reset", "--products", str(args.products), verbosity=0)
-        print(f"populatedb --products {args.products}: {time.perf_counter() - started:.0f} s",
-              file=sys.stderr)
+        if not (args.reuse and generated_products() >= args.products):
+            started = time.perf_counter()
+            call_command("populatedb", "--reset", "--products", str(args.products), verbosity=0)
+            print(f"populatedb --products {args.products}: {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr)
         run(rows, "generated", [
             ("category /c/top-0/", "/c/top-0/"),
             ("category /c/top-0/?page=5", "/c/top-0/?page=5&sort=price"),

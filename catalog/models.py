@@ -25,6 +25,9 @@ from catalog.media.covers import CARD_SIZE, PAGE_SIZE, cover_processors, validat
 from catalog.listings.count_manager import ListingCountManager
 from catalog.listings.facet_count_manager import FacetCountManager
 from catalog.listings.facet_manager import FacetManager
+from catalog.listings.order_count_manager import OrderCountManager
+from catalog.listings.savings_count_manager import SavingsCountManager
+from catalog.listings.window_manager import NewestWindowManager
 from catalog.listings.manager import ListingManager
 from catalog.listings.search_manager import SearchManager
 from catalog.products.export_manager import ProductExportManager
@@ -457,3 +460,67 @@ class FacetCount(models.Model):
 
     def __str__(self):
         return f"{self.id}: {self.total} products"
+
+
+class OrderCount(models.Model):
+    """A category's products counted along one sort, by price or by title (``order_counts``,
+    ``catalog/listings/order_count_manager.py``): per band of the order (a narrow price band,
+    a title's first character), the version it was counted at and its chunks (first value,
+    products). A large category's page sorted so reads only the chunks holding its rows.
+    Written only by ``OrderCount.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=64, db_column="_id")
+    category = ObjectIdField()
+    kind = models.CharField(max_length=16)
+    relisted = models.CharField(max_length=64)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OrderCountManager()
+
+    class Meta:
+        db_table = "order_counts"
+
+    def __str__(self):
+        return self.id
+
+
+class SavingsCount(models.Model):
+    """How many products save one whole percent (``savings_counts``, one document per saving;
+    ``catalog/listings/savings_count_manager.py``): ``listed`` as counted at ``stamp`` (the
+    saving's versions), ``first`` and ``last`` the lowest and highest ``_id`` among them (a
+    hint for the deals page's window of ids). A deals page reads them rather than counting
+    its products. Written only by ``SavingsCount.objects``."""
+
+    id = models.IntegerField(primary_key=True, db_column="_id")
+    listed = models.IntegerField(default=0)
+    stamp = models.CharField(max_length=64)
+    first = ObjectIdField(null=True, blank=True)
+    last = ObjectIdField(null=True, blank=True)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SavingsCountManager()
+
+    class Meta:
+        db_table = "savings_counts"
+
+    def __str__(self):
+        return f"saving {self.id}%: {self.listed} products"
+
+
+class NewestWindow(models.Model):
+    """Where a list of newest products last ended (``newest_windows``, one document per list;
+    ``catalog/listings/window_manager.py``): ``since``, the issue date of its last product, from
+    which its next cold read starts (``ListingManager.newest_page``). Written only by
+    ``NewestWindow.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=64, db_column="_id")
+    since = models.DateTimeField(null=True, blank=True)
+    kept_at = models.DateTimeField(null=True, blank=True)
+
+    objects = NewestWindowManager()
+
+    class Meta:
+        db_table = "newest_windows"
+
+    def __str__(self):
+        return f"{self.id}: since {self.since}"

@@ -103,6 +103,17 @@ class FacetManager(FacetPartsMixin, MongoCollectionMixin, models.Manager):
 
             return cached("facets", ("parts", stages, [f["field"] for f in fields]), summed, scope)
 
+        if not filters and stages and all(list(s) == ["keywords"] and isinstance(s["keywords"], str) for s in stages):
+            # A search without a choice: counted with its results' ranking, one read of its
+            # matches (``Product.search.search_ranked``, cached under its words' versions).
+            ranked = self.model.search.search_ranked([s["keywords"] for s in stages])["facets"]
+            if ranked["fields"] == [(f["code"], f["field"]) for f in fields]:
+                counts = ranked["counts"]
+                return {"total": counts["total"], "listed": counts["total"],
+                        "values": {code: sorted(values.items(), key=lambda item: (-item[1], item[0]))
+                                   for code, values in counts["values"].items()},
+                        "bands": dict(counts["bands"])}
+
         def others(code):
             return [{"$match": f} for c, f in filters.items() if c != code]
 

@@ -9,7 +9,10 @@ edit re-reads what it changes and not the sort:
 
 - its *order*, the ids and prices of the page's products, which is what
   costs: the local server reads and sorts every product of the category
-  (about 40 µs each: 0.7 s for a top category of 17,000). Keyed by which
+  (about 40 µs each: 0.7 s for a top category of 17,000), so a category of
+  more than ``WINDOWED_FROM`` products reads newest first from windows of
+  issue dates (``newest_page``) and by price or title only the chunks of the
+  order that hold the page's rows (``kept_order``, ``OrderCount.objects``). Keyed by which
   products the category lists (``category:<id>``) and by what decides the
   sort: ``order-title:<id>``, ``order-issued:<id>``, or for the sorts by
   price the narrow price bands from the page's first price to its last
@@ -26,19 +29,21 @@ Stock is never cached: each request reads the page's stock
 """
 
 import datetime
+import hashlib
 
+from bson import ObjectId
 from django.conf import settings
 from django.db import models
 
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, listing_scope, order_scope,
-                                 prices_family, prices_scope, product_scope, savings_part_scope, savings_scope)
+from catalog.store.cache import (ISSUED, PRODUCTS, cached, category_scope, listing_scope, order_scope,
+                                 prices_family, prices_scope, product_scope)
 from catalog.listings.cards import CardList
-from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
                                     ProductListing, ProductQuery, category_match, page_hint)
+from catalog.listings.deals import MOST_PCT_SAVINGS, DealsMixin
 from catalog.listings.ranking import what_matched
 from catalog.products.variants import sellable_skus
 from catalog.store.siblings import catalog_model
@@ -49,8 +54,6 @@ from inventory.models import Inventory
 NEWEST_FIRST_WINDOW_DAYS = 90
 #: What a page's order keeps of each product: its id, and its price for the sorts by price.
 ORDER_FIELDS = {"_id": 1, "pricing.retail": 1}
-#: The largest ``pricing.pct_savings`` (whole percent).
-MOST_PCT_SAVINGS = 100
 
 
 def _retail(document):
@@ -68,7 +71,7 @@ def page_price_scope(category_ids):
     return shown
 
 
-class ListingManager(MongoCollectionMixin, models.Manager):
+class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
     """``Product.listings``: the storefront's lists of product cards (see the module
     docstring). The listings it returns (``catalog/listings/query.py``) read their count and
     pages through it."""
@@ -168,6 +171,13 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         computed = {d["sku"]: {k: v for k, v in d.items() if k != "_id"} for d in order}
         return [{**card, **computed[card["sku"]]} for card in self.cards_by_sku(skus, product_scope(skus))]
 
+    def ranked_cards(self, order, variant_options=None):
+        """The cards of ``order`` (``search_ranked``'s) with their availability: read by SKU under
+        their products' versions (``cards_by_sku``: one read when cold), given the order's
+        fields, then their stock (one read). A ``CardList``."""
+        return CardList(self.with_availability(self._cards_of_order(order)), self.card_from_document,
+                        variant_options)
+
     def count_matching(self, match, scope=(PRODUCTS,)):
         """How many products match the filter ``match`` (one ``count_documents``, cached under
         ``scope``, the listing's)."""
@@ -258,11 +268,18 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         documents = cached("listing-cards", key, read_cards, (*scope, *order_scope_))
         return CardList(self.with_availability(documents), self.card_from_document)
 
-    def sorted_page(self, match, sort, start, stop, scope, order):
+    def sorted_page(self, match, sort, start, stop, scope, order, kept=False):
         """The products ``[start:stop]`` (``stop`` None: to the end) of those matching
         ``match`` in the order ``sort`` (a list of ``(field, direction)``), read in two layers
-        (``ordered_cards``: the order is one aggregation, match, sort, skip, limit)."""
+        (``ordered_cards``: the order is one aggregation, match, sort, skip, limit).
+        ``kept``: a page of one category sorted by price or title reads its order from the
+        chunks its kept order counts name (``kept_order``) when they can, not from a sort of
+        every product of the category."""
         def read_order():
+            if kept:
+                documents = self.kept_order(match, sort, start, stop)
+                if documents is not None:
+                    return documents
             pipeline = [{"$match": match}, {"$sort": dict(sort)}, {"$skip": start}]
             if stop is not None:
                 pipeline.append({"$limit": max(stop - start, 1)})
@@ -270,6 +287,51 @@ class ListingManager(MongoCollectionMixin, models.Manager):
             return list(self.read_collection.aggregate(pipeline))
 
         return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
+
+    def kept_order(self, match, sort, start, stop):
+        """The products ``[start:stop]`` (``ORDER_FIELDS``, in order) of the category ``match``
+        names (``{"listed_in": <id>}``, nothing else) sorted by ``sort`` (``SORTS["price"]``,
+        ``["-price"]`` or ``["title"]``), read from the chunks of its kept order counts
+        (``OrderCount.objects.chunks``) that hold those rows: one aggregation of a range of the
+        sorted field (from the first chunk's first value to the next chunk's), on the
+        ``listed_in_retail`` or ``listed_in_title`` index, sorted, skipped and limited as the
+        whole sort would be, so it examines about the page's products, not the category's.
+        None, for the caller to sort every match, when the page is of another kind, reaches
+        the products without a price or title (no range reads them), lies past the counted
+        products, or the read finds another number of products than the counts promise."""
+        kind = {"price": "price", "-price": "price", "title": "title"}.get(
+            next((name for name, order in SORTS.items() if order == list(sort)), None))
+        category_id = match.get("listed_in") if set(match) == {"listed_in"} else None
+        if kind is None or not isinstance(category_id, ObjectId) or stop is None or stop <= start:
+            return None
+        chunks = catalog_model("OrderCount").objects.chunks(category_id, kind)
+        descending = list(sort) == SORTS["-price"]
+        if descending:  # the products without a price come last (MongoDB sorts null first)
+            chunks = [c for c in chunks if not c.odd][::-1] + [c for c in chunks if c.odd]
+        total = sum(c.n for c in chunks)
+        if start >= total:
+            return None
+        before, first, last, skip = 0, None, None, 0
+        for index, chunk in enumerate(chunks):
+            if first is None and before + chunk.n > start:
+                first, skip = index, start - before
+            before += chunk.n
+            if first is not None:
+                last = index
+                if before >= stop:
+                    break
+        if any(c.odd for c in chunks[first:last + 1]):
+            return None
+        field = sort[0][0]
+        if descending:
+            bounds = {"$gte": chunks[last].first, **({"$lt": chunks[first - 1].first} if first else {})}
+        else:
+            following = chunks[last + 1].first if last + 1 < len(chunks) else None
+            bounds = {"$gte": chunks[first].first, **({"$lt": following} if following is not None else {})}
+        pipeline = [{"$match": {**match, field: bounds}}, {"$sort": dict(sort)}, {"$skip": skip},
+                    {"$limit": stop - start}, {"$project": ORDER_FIELDS}]
+        documents = list(self.read_collection.aggregate(pipeline))
+        return documents if len(documents) == min(stop, total) - start else None
 
     def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
@@ -292,19 +354,37 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         a caller that reads the stock of several lists at once with ``with_availability``).
         ``by_sku`` (instead of ``shown``): the page's order (SKUs) is kept under ``scope`` and
         its cards read by SKU under their products' versions (``cards_by_sku``: one read when
-        cold), so it is kept from its first request.
+        cold), so it is kept from its first request; such a list from its first product (the
+        home page's) keeps where it ended (``NewestWindow.objects``: one read and, when it
+        moved, one write, when cold) and reads from there first: one window of about the
+        products it shows rather than windows from 90 days before now.
         """
+        # The home page's lists (by SKU, from the first product) keep where they ended.
+        keep_window = by_sku and start == 0 and order is None
+
         def read(projection):
+            key = window_key(match, start, stop) if keep_window else None
+            kept = catalog_model("NewestWindow").objects.since(key) if key else None
+            documents = None
+            if isinstance(kept, datetime.datetime):
+                # From where this list ended last time ("after the millisecond before": the
+                # local server leaves out a bound's own date, as in ``part_range``).
+                # (docs/local-server-differences.md: local-server difference 7)
+                documents = self._newest_window(match, {"$gt": kept - datetime.timedelta(milliseconds=1)},
+                                                start, stop, projection)
+                if len(documents) < stop - start:
+                    documents = None
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
-            while True:
+            while documents is None:
                 since = now - datetime.timedelta(days=days)
-                window = {**match, "details.issue_date": {"$gte": since}} if since.year >= 1900 else match
-                pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
-                            {"$limit": max(stop - start, 1)}, {"$project": projection}]
-                documents = list(self.read_collection.aggregate(pipeline))
-                if len(documents) >= stop - start or window is match:
-                    return documents
-                days *= 4
+                bound = {"$gte": since} if since.year >= 1900 else None
+                documents = self._newest_window(match, bound, start, stop, projection)
+                if len(documents) < stop - start and bound is not None:
+                    documents, days = None, days * 4
+            last = (documents[-1].get("details") or {}).get("issue_date") if documents else None
+            if key and isinstance(last, datetime.datetime) and last != kept:
+                catalog_model("NewestWindow").objects.keep(key, last)
+            return [_without_issue_date(d, projection) for d in documents]
 
         if order is not None:
             return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
@@ -316,6 +396,15 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         if not stock:
             return CardList(documents, self.card_from_document)
         return CardList(self.with_availability(documents), self.card_from_document)
+
+    def _newest_window(self, match, issued, start, stop, projection):
+        """The products ``[start:stop]`` of those matching ``match`` and issued within ``issued``
+        (a ``$match`` condition on ``details.issue_date``, None: any), newest first, with
+        ``projection`` and their issue date: one aggregation."""
+        window = {**match, "details.issue_date": issued} if issued is not None else match
+        pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
+                    {"$limit": max(stop - start, 1)}, {"$project": {**projection, "details.issue_date": 1}}]
+        return list(self.read_collection.aggregate(pipeline))
 
     def newest(self, limit=8):
         """The ``limit`` newest products by issue date (cards, with availability), for the home
@@ -348,39 +437,6 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         """
         return DealsListing(self, int(min_pct_savings), MOST_PCT_SAVINGS)
 
-    def savings_counts(self, pcts):
-        """``{pct: products saving exactly pct percent}`` for the whole percents ``pcts``, each
-        cached under its ``savings:<pct>`` (bumped when a product's saving changes from or to
-        it; ``cache.cached_many``). A saving not cached is summed from its counts per issue
-        decade (``facet_parts.issue_part``), each cached under ``savings:<pct>:<part>``, so
-        that a price edit recounts one decade of each saving it changes (one count on the
-        ``pct_savings_issue_date`` index each)."""
-        def count(missing):
-            keys = [(pct, part) for pct in missing for part in PARTS]
-            found = cached_many("savings-part", keys, lambda key: savings_part_scope(key[0], [key[1]]),
-                                self._count_saving_parts, remember=False, keep=_held_savings)
-            totals = dict.fromkeys(missing, 0)
-            for (pct, _part), n in found.items():
-                totals[pct] += n
-            return totals
-
-        return cached_many("savings-count", [int(p) for p in pcts], lambda pct: savings_scope([pct]), count)
-
-    def _count_saving_parts(self, keys):
-        """``{(pct, part): products}`` of ``keys`` (``(saving, issue decade)`` pairs): a few
-        dated ones one count each, else one read of the issue dates of the savings named."""
-        if len(keys) <= MOST_PARTS_BY_RANGE and all(part != UNDATED for _pct, part in keys):
-            return {(pct, part): self.read_collection.count_documents(
-                {"pricing.pct_savings": pct, "details.issue_date": part_range(part)}) for pct, part in keys}
-        counts = dict.fromkeys(keys, 0)
-        pcts = sorted({pct for pct, _part in keys})
-        match = {"pricing.pct_savings": {"$gte": pcts[0], "$lte": pcts[-1]}}
-        for document in self.read_collection.find(match, {"pricing.pct_savings": 1, "details.issue_date": 1}):
-            key = (document["pricing"]["pct_savings"], issue_part((document.get("details") or {}).get("issue_date")))
-            if key in counts:
-                counts[key] += 1
-        return counts
-
     def by_artist(self, artist):
         """The albums and TV seasons of ``artist`` (exact name), newest first.
 
@@ -402,10 +458,19 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         return ProductQuery(self, match, SORTS["newest"])
 
 
-def _held_savings(counts):
-    """The keys of ``counts`` (``{(pct, part): products}``) of the savings some product holds:
-    the decades of a saving no product holds are not kept (a dozen cache entries each for
-    the savings from 31 to 100 percent that a catalog seldom has); a product that comes to
-    one has it read whole, a few products."""
-    held = {pct for (pct, _part), n in counts.items() if n}
-    return [key for key in counts if key[0] in held]
+def window_key(match, start, stop):
+    """The key (str) of the list of the products matching ``match``, newest first,
+    ``[start:stop]``, whose window ``NewestWindow.objects`` keeps."""
+    return hashlib.sha1(repr((match, int(start), int(stop))).encode(), usedforsecurity=False).hexdigest()
+
+
+def _without_issue_date(document, projection):
+    """``document`` without the issue date ``_newest_window`` added, when ``projection`` (a
+    ``$project`` of inclusions) does not ask for it."""
+    if "details.issue_date" in projection or "details" in projection:
+        return document
+    details = document.pop("details", None) or {}
+    details.pop("issue_date", None)
+    if details:
+        document["details"] = details
+    return document

@@ -30,7 +30,8 @@ SORT_LABELS = {"newest": "Newest", "price": "Price: low to high", "-price": "Pri
                "title": "Title"}
 DEFAULT_SORT = "newest"
 #: A category of more products than this reads its newest-first pages from windows of issue
-#: dates (``CountedListing``); a smaller one sorts them all, which costs little.
+#: dates, its pages by price or title from its kept order counts (``CountedListing``); a
+#: smaller one sorts them all, which costs little.
 WINDOWED_FROM = 200
 
 #: What a product card shows: not the track lists; the variants (a few each), whose SKUs' stock
@@ -212,9 +213,12 @@ class CountedListing(ProductQuery):
     sort. Newest first (``newest_first``), a page of a category of more than
     ``WINDOWED_FROM`` products that ends before its last product takes its
     order from a window of issue dates (``ListingManager.newest_page``),
-    which examines about the page's products rather than the category's. Any
-    other page's order is one aggregation (match, sort, skip, limit: the sort
-    over every match, as ``ProductQuery``).
+    which examines about the page's products rather than the category's; sorted
+    by price or title, such a category's page reads only the chunks of the order
+    that hold its rows, found from its kept order counts
+    (``ListingManager.kept_order``, ``OrderCount.objects``). Any other page's
+    order is one aggregation (match, sort, skip, limit: the sort over every
+    match, as ``ProductQuery``).
     """
 
     def __init__(self, manager, match, sort, total, newest_first=False, scope=("products",), order=((), None, None)):
@@ -226,7 +230,8 @@ class CountedListing(ProductQuery):
     def _read_page(self, start, stop):
         if self.newest_first and stop is not None and WINDOWED_FROM < self._total and stop < self._total:
             return self.manager.newest_page(self.match, start, stop, self.scope, order=self.order)
-        return self.manager.sorted_page(self.match, self.sort, start, stop, self.scope, self.order)
+        return self.manager.sorted_page(self.match, self.sort, start, stop, self.scope, self.order,
+                                        kept=WINDOWED_FROM < self._total)
 
 
 class DealsListing(ProductQuery):
@@ -236,11 +241,12 @@ class DealsListing(ProductQuery):
     Read per saving rather than over every deal, which on the local server
     would read and sort them all (4 s for 97,000 of 100,000 products): the
     count is the sum of the products at each saving above the threshold
-    (``ListingManager.savings_counts``: one ``count_documents`` per saving,
-    each cached under its ``savings:<pct>``, so an edit re-counts the two
-    savings it changes), and a page reads only the savings it spans (one
-    aggregation over them, served by the ``pricing.pct_savings`` index, of
-    their SKUs), cached under the savings from its lowest up; its cards are
+    (``ListingManager.savings_kept``: kept in the database per saving,
+    ``SavingsCount.objects``, and cached under each one's ``savings:<pct>``,
+    so an edit re-counts the two savings it changes), and a page reads only
+    the savings it spans, each from a window of ids that holds about its
+    products (``ListingManager.deals_page``, on the ``pct_savings_id`` index),
+    its order (SKUs) cached under the savings from its lowest up; its cards are
     read by SKU under their products' versions (two layers, as a search's).
     """
 
@@ -248,46 +254,48 @@ class DealsListing(ProductQuery):
         self.threshold, self.most = int(threshold), int(most)
         super().__init__(manager, {"pricing.pct_savings": {"$gt": self.threshold}},
                          [("pricing.pct_savings", DESCENDING), ("_id", ASCENDING)], scope=())
-        self._counts = None
+        self._kept = None
+
+    def kept(self):
+        """``{pct: {"listed", "first", "last"}}`` of every saving above the threshold (kept and
+        cached, see the class)."""
+        if self._kept is None:
+            self._kept = self.manager.savings_kept(range(self.threshold + 1, self.most + 1))
+        return self._kept
 
     def per_saving(self):
         """``{pct: products}`` of every saving above the threshold (cached, see the class)."""
-        if self._counts is None:
-            self._counts = self.manager.savings_counts(range(self.threshold + 1, self.most + 1))
-        return self._counts
+        return {pct: kept["listed"] for pct, kept in self.kept().items()}
 
     def count(self):
         if self._total is None:
             self._total = sum(self.per_saving().values())
         return self._total
 
-    def spanned(self, start, stop):
-        """``(lowest, highest, skip)``: the savings holding the products ``[start:stop]``
-        (``stop`` None: to the end) in the order of the listing, and how many products of the
-        highest come before ``start``; None when ``start`` is past the last deal."""
-        above, highest, skip = 0, None, 0
-        for pct in sorted(self.per_saving(), reverse=True):
-            products = self.per_saving()[pct]
-            if not products:
+    def segments(self, start, stop):
+        """``[(pct, skip, take)]``: the savings holding the products ``[start:stop]`` (``stop``
+        None: to the end) in the order of the listing, biggest first, with how many products
+        of each come before the page and how many the page takes (None: all the rest);
+        ``[]`` when ``start`` is past the last deal."""
+        above, segments, per_saving = 0, [], self.per_saving()
+        for pct in sorted(per_saving, reverse=True):
+            products = per_saving[pct]
+            if not products or above + products <= start:
+                above += products
                 continue
-            if highest is None and above + products > start:
-                highest, skip = pct, start - above
+            skip = max(start - above, 0)
+            segments.append((pct, skip, None if stop is None else min(stop - above - skip, products - skip)))
             above += products
-            if highest is not None and stop is not None and above >= stop:
-                return pct, highest, skip
-        return (self.threshold + 1, highest, skip) if highest is not None else None
+            if stop is not None and above >= stop:
+                break
+        return segments
 
     def _read_page(self, start, stop):
-        spanned = self.spanned(start, stop)
-        if spanned is None:
+        segments = self.segments(start, stop)
+        if not segments:
             return []
-        lowest, highest, skip = spanned
-        pipeline = [{"$match": {"pricing.pct_savings": {"$gte": lowest, "$lte": highest}}},
-                    {"$sort": dict(self.sort)}, {"$skip": skip}]
-        if stop is not None:
-            pipeline.append({"$limit": max(stop - start, 1)})
-        # The page's order (its SKUs) under the savings it spans; its cards read by SKU under
-        # their products' versions (``ListingManager.cards``' ``by_sku``): kept from its first visit.
-        pipeline.append({"$project": {"sku": 1}})
-        return self.manager.cards(pipeline, {key.split(".")[0] for key in self.projection},
-                                  savings_scope(range(lowest, self.most + 1)), by_sku=True)
+        lowest = segments[-1][0] if stop is not None else self.threshold + 1
+        # The page's order (its SKUs) under the savings it spans and those above; its cards read
+        # by SKU under their products' versions: kept from its first visit.
+        return self.manager.deals_page(segments, self.kept(), savings_scope(range(lowest, self.most + 1)),
+                                       {key.split(".")[0] for key in self.projection})

@@ -6,6 +6,7 @@ artist before track before cast before anything else; ``what_matched``
 words it for the result card. Used by ``search.search_listing`` (``SearchManager.search``).
 """
 
+import functools
 import re
 
 # What a search result's ``rank`` says matched (``search_ranking``).
@@ -59,6 +60,57 @@ def search_ranking(words):
             {"case": {"$gt": [{"$size": "$matched_people"}, 0]}, "then": RANK_PEOPLE},
         ], "default": RANK_OTHER}}}},
     ]
+
+
+#: What ``rank_document`` reads of a product (a ``$project`` of inclusions).
+RANK_SOURCE_FIELDS = {"sku": 1, "title": 1, "details.artist": 1, "details.tracks.title": 1,
+                      "details.actor": 1, "details.director": 1}
+
+
+def rank_document(document, words):
+    """``search_ranking``'s fields of ``document`` (a product with ``RANK_SOURCE_FIELDS``),
+    computed in the process rather than by the server: ``{"rank", "matched_tracks",
+    "matched_people"}``, the same values as the stages give on the local server (whose
+    ``$regexMatch`` is Python's ``re`` with ``re.IGNORECASE``; on MongoDB its PCRE, the same
+    for the words ``search_words`` keeps). A value that is not a string never matches (the
+    server refuses it in a ``$regexMatch``; the shop stores none)."""
+    pattern = _compiled(tuple(words))
+
+    def hit(value):
+        return isinstance(value, str) and pattern.search(value) is not None
+
+    def first_hit(values):
+        return next(([value] for value in values if hit(value)), [])
+
+    details = document.get("details") if isinstance(document.get("details"), dict) else {}
+    tracks = details.get("tracks") if isinstance(details.get("tracks"), list) else []
+    matched_tracks = first_hit(t.get("title") for t in tracks if isinstance(t, dict))
+    people = [p for key in ("actor", "director") if isinstance(details.get(key), list) for p in details[key]]
+    matched_people = first_hit(people)
+    if hit(document.get("title")):
+        rank = RANK_TITLE
+    elif hit(details.get("artist")):
+        rank = RANK_ARTIST
+    elif matched_tracks:
+        rank = RANK_TRACK
+    elif matched_people:
+        rank = RANK_PEOPLE
+    else:
+        rank = RANK_OTHER
+    return {"rank": rank, "matched_tracks": matched_tracks, "matched_people": matched_people}
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(words):
+    return re.compile(word_pattern(words), re.IGNORECASE)
+
+
+def rank_order_key(document):
+    """The sort key of a ranked ``document`` (``rank_document``'s ``rank``, its ``title`` and
+    ``_id``) in the order of ``SEARCH_SORTS["relevance"]``, as MongoDB compares them (a
+    missing or null title before any string; strings by code point, as BSON's UTF-8 bytes)."""
+    title = document.get("title")
+    return (document["rank"], 0 if title is None else 1, title if isinstance(title, str) else "", document["_id"])
 
 
 def what_matched(document):

@@ -26,6 +26,10 @@ SEARCH_SORT_LABELS = {"relevance": "Best match", "newest": "Newest",
                       "price": "Price: low to high", "-price": "Price: high to low"}
 DEFAULT_SEARCH_SORT = "relevance"
 
+#: A search by relevance keeps the order of this many of its results (10 pages of 24); a page
+#: past them ranks every match in one aggregation (``RankedSearch``).
+RANKED_KEPT = 240
+
 # Suggestions come by title (its search copy), ties by ``_id``.
 _SUGGEST_SORT = [("title_lower", ASCENDING), ("_id", ASCENDING)]
 
@@ -82,10 +86,54 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     # decides what shows).
     relevance = sort == "relevance" and not refined
     scope = words_scope(words) if relevance else (PRODUCTS,)
-    return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
-                          page_hint=page_hint(page, per_page),
-                          stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
-                          variant_options=variant_options, by_sku=relevance)
+
+    def aggregated():
+        return ProductListing(manager, list(refined or search_stages(text)), SEARCH_SORTS[sort],
+                              page_hint=page_hint(page, per_page),
+                              stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
+                              variant_options=variant_options, by_sku=relevance)
+
+    if relevance:
+        return RankedSearch(manager, words, aggregated, variant_options)
+    return aggregated()
+
+
+class RankedSearch(ProductQuery):
+    """A search by relevance without a choice of facets: its count and the order of its first
+    ``RANKED_KEPT`` results from one read of what ranks its matches
+    (``Product.search.search_ranked``: their words' fields, ranked in the process, cached under
+    the words' versions with the facet counts it counts along), its cards read by SKU under
+    their products' versions. A page past those is read as before (``aggregated()``: a
+    ``ProductListing`` ranking every match in one aggregation)."""
+
+    def __init__(self, manager, words, aggregated, variant_options=None):
+        super().__init__(manager, [{"keywords": word} for word in words], SEARCH_SORTS["relevance"],
+                         scope=words_scope(words))
+        self.words = list(words)
+        self.aggregated = aggregated
+        self.variant_options = dict(variant_options or {})
+        self._ranked = None
+        self._aggregated = None
+
+    def ranked(self):
+        """``ListingManager.search_ranked`` of the words (read once)."""
+        if self._ranked is None:
+            self._ranked = self.manager.model.search.search_ranked(self.words)
+        return self._ranked
+
+    def count(self):
+        if self._total is None:
+            self._total = self.ranked()["total"]
+        return self._total
+
+    def _read_page(self, start, stop):
+        ranked = self.ranked()
+        order = ranked["order"]
+        if len(order) == ranked["total"] or (stop is not None and stop <= len(order)):
+            return self.manager.ranked_cards(order[start:stop], self.variant_options)
+        if self._aggregated is None:
+            self._aggregated = self.aggregated()
+        return self._aggregated[start:stop]
 
 
 def suggest_query(prefix):

@@ -102,11 +102,14 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
         return len(lists)
 
     def delete_all(self):
-        """Delete every product, and every category's kept count and kept facet counts;
-        returns how many products. (``load_catalog --reset``.)"""
+        """Delete every product, and every category's kept count, kept facet counts and kept
+        order counts, and the deals' kept counts per saving; returns how many products.
+        (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
         finally:
             catalog_model("ListingCount").objects.forget_all()
             catalog_model("FacetCount").objects.forget_all()
+            catalog_model("OrderCount").objects.forget_all()
+            catalog_model("SavingsCount").objects.forget_all()
             writes.catalog_reset()

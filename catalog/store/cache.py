@@ -35,6 +35,11 @@ The scopes (names of version documents):
   its order is read after the versions of all its category's bands
   (``prices_family``, ``cached(..., family=...)``), so it is kept from its
   first request;
+- ``titles:<id>:<window>``, ``prices:<id>:n<band>``: its products whose title starts
+  with the same three characters (``title_window``), whose price lies in one band about
+  2 % wide (``price_count_band``): bumped with the old and the new window or band when a
+  product listed in it changes its title or price, and when one joins or leaves it; the
+  versions of its kept order counts (``catalog/listings/order_count_manager.py``);
 - ``faceted:<id>``: its facet counts: bumped when a product listed in it
   changes what they count (type, facet price band, details, variants'
   options); ``faceted:<id>:<part>`` the counts of its products of one issue
@@ -63,7 +68,9 @@ The scopes (names of version documents):
   (counted and read per saving, ``catalog.listings.query.DealsListing``) by
   ``savings:<pct>`` of each saving they count or show (bumped by a change of
   a product's ``pct_savings`` from or to it, or of its SKU), their cards read by
-  SKU as a search's; the home page's newest by ``issued`` (a product's
+  SKU as a search's, their counts per saving also kept in the database
+  (``SavingsCount.objects``) stamped with ``savings:<pct>`` and ``savings-kept`` (bumped by
+  a load that bumps the epoch instead of each saving, and by a reset); the home page's newest by ``issued`` (a product's
   issue date or SKU changed, created or deleted), its cards the same. So a price edit cools those
   that show the product or whose order it changes, not the others;
 - ``products``: the other listings across categories (genre, artist, actor,
@@ -127,6 +134,9 @@ PRODUCTS = "products"
 #: The issue dates of products (the home page's newest): bumped by a product created,
 #: deleted, or given another issue date.
 ISSUED = "issued"
+#: The deals' counts kept in the database (``SavingsCount.objects``): bumped by a write that
+#: names too many versions to bump ``savings:<pct>`` one by one (a load) and by a reset.
+SAVINGS_KEPT = "savings-kept"
 #: The automatic offers' labels (promotions.labels): written when an offer is saved or deleted.
 OFFERS = "offers"
 #: Read with the first cached read of every request.
@@ -219,6 +229,53 @@ def prices_family(category_id):
     return f"prices:{category_id}:"
 
 
+#: Each price band of ``price_count_scope`` is this many times as wide as the one below it.
+PRICE_COUNT_RATIO = 1.02
+#: A title window (``titles_scope``) is the titles that start with the same this many characters.
+TITLE_WINDOW = 3
+
+
+def price_count_band(cents):
+    """The price band (an int, 0 for no price or under 1 cent) of ``cents`` for
+    ``price_count_scope``: bands about 2 % wide (``PRICE_COUNT_RATIO``), finer than
+    ``price_band``'s, so that a price edit recounts few products."""
+    if isinstance(cents, bool) or not isinstance(cents, (int, float)) or cents < 1:
+        return 0
+    return 1 + int(math.log(cents) / math.log(PRICE_COUNT_RATIO))
+
+
+def price_count_scope(ids, prices):
+    """``("prices:<id>:n<band>", ...)`` of the categories ``ids`` and the ``price_count_band`` of
+    each of ``prices`` (cents): bumped when a product listed in one of them changes its
+    retail price from or to one of the band, or joins or leaves the listing, so that the kept
+    order counts of the band (``catalog/listings/order_count_manager.py``) are counted
+    again. In the family of ``prices_family`` (read with it, at no cost), named apart from
+    the page bands of ``prices_scope``."""
+    bands = sorted({price_count_band(p) for p in prices})
+    return tuple(f"{prices_family(i)}n{band}" for i in sorted(set(ids)) for band in bands)
+
+
+def title_window(title):
+    """The title window (a str) of ``title`` for ``titles_scope``: its first ``TITLE_WINDOW``
+    characters (the whole title when shorter), or ``""`` for no title, an empty one or one
+    that is not a string (those sort before every other title)."""
+    return title[:TITLE_WINDOW] if isinstance(title, str) else ""
+
+
+def titles_family(category_id):
+    """``"titles:<id>:"``: the prefix of every ``titles_scope`` name of ``category_id``."""
+    return f"titles:{category_id}:"
+
+
+def titles_scope(ids, titles):
+    """``("titles:<id>:<window>", ...)`` of the categories ``ids`` and the ``title_window`` of
+    each of ``titles``: bumped when a product listed in one of them changes its title from
+    or to one of the window, or joins or leaves the listing, so that the kept order counts
+    of the window (``catalog/listings/order_count_manager.py``) are counted again."""
+    windows = sorted({title_window(t) for t in titles})
+    return tuple(f"{titles_family(i)}{w}" for i in sorted(set(ids)) for w in windows)
+
+
 def faceted_scope(ids):
     """``("faceted:<id>", ...)`` of the categories ``ids``: bumped when a product listed in one
     of them changes what its facets count (type, facet price band, details, variants'
@@ -259,9 +316,10 @@ def facets_scope(category_ids):
 def listing_page_scope(category_id):
     """What a category page of ``category_id`` (an ObjectId) reads besides its category's
     scope, in any sort (``prefetch``): its cards', its facet counts', its orders by title and
-    issue date."""
+    issue date, its relisting (the kept facet and order counts' stamp)."""
     ids = [category_id]
-    return cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
+    return (cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
+            + relisted_scope(ids))
 
 
 def category_page_scope(category):
@@ -331,6 +389,30 @@ def versions(names):
         read = state["read"](ask)
         tokens.update({n: read.get(n, UNSET) for n in ask})
     return tuple(tokens[n] for n in names)
+
+
+def family_versions(prefix, read):
+    """``{name: token}`` of every version whose name starts with ``prefix`` (the bumped ones;
+    the others are ``UNSET``): in a request, read once (``read_family``) and kept for the
+    request, as ``cached(..., family=...)`` reads them; outside one (or without
+    ``read_family``), ``read(prefix)`` (``CatalogVersion.objects.family``: one round trip)."""
+    state = _scope.get()
+    if state is None or state.get("read_family") is None:
+        return read(prefix)
+    if prefix not in state["families"]:
+        state["families"][prefix] = state["read_family"](prefix)
+    return state["families"][prefix]
+
+
+def versions_now(names, read):
+    """The tokens (a tuple of str, in the order of ``names``) of the scopes ``names``: in a
+    request ``versions(names)``; outside one ``read(names)`` (``CatalogVersion.objects.tokens``:
+    one round trip), ``UNSET`` for a scope never bumped."""
+    found = versions(names)
+    if found is not None:
+        return found
+    read_tokens = read(list(names))
+    return tuple(read_tokens.get(n, UNSET) for n in names)
 
 
 def catalog_version():

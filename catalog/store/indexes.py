@@ -23,6 +23,10 @@ _PRODUCT_INDEXES = [
         [("listed_in", ASCENDING), ("details.issue_date", DESCENDING), ("_id", ASCENDING)],
         {"name": "listed_in_issue_date"},
     ),
+    # A category page sorted by price or title reads the chunks of the order its rows lie in
+    # (``OrderCount.objects``): a range of the sorted field among its products, migration 0018.
+    ([("listed_in", ASCENDING), ("pricing.retail", ASCENDING), ("_id", ASCENDING)], {"name": "listed_in_retail"}),
+    ([("listed_in", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)], {"name": "listed_in_title"}),
     (
         [("type", ASCENDING), ("details.genre", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_genre_issue_date"},
@@ -31,6 +35,9 @@ _PRODUCT_INDEXES = [
     # The deals' counts per saving and issue decade (``ListingManager.savings_counts``),
     # migration 0014.
     ([("pricing.pct_savings", ASCENDING), ("details.issue_date", ASCENDING)], {"name": "pct_savings_issue_date"}),
+    # A deals page's products of one saving from a window of ids (``ListingManager.deals_page``),
+    # migration 0018.
+    ([("pricing.pct_savings", ASCENDING), ("_id", ASCENDING)], {"name": "pct_savings_id"}),
     (
         [("type", ASCENDING), ("details.actor", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_actor_issue_date"},

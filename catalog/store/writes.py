@@ -50,9 +50,10 @@ import datetime
 
 from django.conf import settings
 
-from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
-                     faceted_part_scope, faceted_scope, names_scope, order_scope, prices_scope, product_scope,
-                     relisted_scope, savings_part_scope, savings_scope, words_scope)
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KEPT, TREE, cards_scope,
+                     category_scope, faceted_part_scope, faceted_scope, names_scope, order_scope,
+                     price_count_scope, prices_scope, product_scope, relisted_scope, savings_part_scope,
+                     savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of
 from catalog.listings.facet_parts import issue_part
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
@@ -119,7 +120,10 @@ def product_scopes(changes):
     their listing (``category:``) when it joins or leaves it, the order by
     title or issue date (``order-title:``, ``order-issued:``) when it
     changes those, the price bands from the old retail price to the new
-    (``prices:``) when it changes, and their facet counts (``faceted:``)
+    (``prices:``) when it changes, the narrower price band and the title window
+    of the old and new price or title (``prices:<id>:n<band>``, ``titles:``)
+    when they change or the product joins or leaves (the versions of the kept
+    order counts), and their facet counts (``faceted:``)
     when what they count changes (type, facet price band, details, variants'
     options); across categories, what decides which products those pages
     show: the words of those whose searchable text, faceted values or SKU change
@@ -148,8 +152,14 @@ def product_scopes(changes):
             old, new = set(before.get("listed_in") or []), set(after.get("listed_in") or [])
             joined, stayed = old ^ new, old & new
         names.update(category_scope(joined))
+        # The kept order counts (``OrderCount.objects``) of its price bands and title windows,
+        # before and after: of those it joins or leaves, and of those it stays in when it
+        # changes the price or the title.
+        names.update(price_count_scope(joined, [side.get("retail") for side in sides]))
+        names.update(titles_scope(joined, [side.get("title") for side in sides]))
         if changed("title"):
             names.update(order_scope(stayed, "title"))
+            names.update(titles_scope(stayed, [side.get("title") for side in sides]))
         if changed("issued"):
             names.update(order_scope(stayed, "issued"))
         if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs
@@ -157,6 +167,7 @@ def product_scopes(changes):
         if changed("retail"):
             retails = [side.get("retail") for side in sides]
             names.update(prices_scope(stayed, min(retails, key=_cents), max(retails, key=_cents)))
+            names.update(price_count_scope(stayed, retails))
         parts = [issue_part(side.get("issued")) for side in sides]
         # The decades of its facet counts: of those it joins or leaves, and of those it
         # stays in when it changes what they count.
@@ -217,13 +228,15 @@ def bounded_product_scopes(changes):
     cards and every word it adds to searches, each bumped by an upsert of about 2.5 ms on the
     local server). Then the epoch, which every cached read's key carries, and the relisting of
     the categories the products are listed in before and after, under which their kept facet
-    counts are stamped (``catalog/listings/facet_parts.py``; as many names as categories): one
-    write, and every cached read of the catalog is read again once."""
+    counts are stamped (``catalog/listings/facet_parts.py``; as many names as categories), and
+    ``savings-kept``, under which the deals' counts kept per saving are stamped
+    (``SavingsCount.objects``): one write, and every cached read of the catalog is read again
+    once."""
     names = product_scopes(changes)
     if len(names) <= settings.CATALOG_VERSIONS_BUMP_LIMIT:
         return names
     listed = {i for pair in changes for side in pair if side for i in side.get("listed_in") or []}
-    return (EPOCH, *relisted_scope(listed))
+    return (EPOCH, SAVINGS_KEPT, *relisted_scope(listed))
 
 
 def relisted_categories(changes):
@@ -341,9 +354,10 @@ def category_saved(category):
 
 
 def catalog_reset():
-    """After a write that empties a collection of the catalog (``delete_all``): bump the epoch,
-    every cached read (one write)."""
-    _versions().bump()
+    """After a write that empties a collection of the catalog (``delete_all``) or a bulk load
+    that bumped nothing (``populatedb``): bump the epoch, every cached read, and the deals'
+    counts kept per saving (``savings-kept``; one write)."""
+    _versions().bump((EPOCH, SAVINGS_KEPT))
 
 
 def product_types_changed():

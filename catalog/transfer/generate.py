@@ -29,7 +29,7 @@ from bson import ObjectId
 from catalog.transfer.chinook import AUDIO_ALBUM, format_variants
 from catalog.listings.facets import facet_fields
 from catalog.store.writes import catalog_reset
-from catalog.models import Category, ListingCount, Pricing, Product
+from catalog.models import Category, ListingCount, OrderCount, Pricing, Product
 from inventory.models import Inventory
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
@@ -102,10 +102,12 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     The batches are written without marking the categories' kept counts (the
     catalog is empty: it has none) nor bumping versions; at the end every
     category is counted once (``ListingCount.objects.recount_all``: one pass over
-    every product), the epoch is bumped once (``writes.catalog_reset``: every cached
+    every product) and along its sorts by price and title (``OrderCount.objects.recount_all``:
+    one more pass), the epoch is bumped once (``writes.catalog_reset``: every cached
     read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
-    (``FacetManager.keep_facet_counts``: one read of each one's products), so that no
-    shopper's first request counts a large category.
+    (``FacetManager.keep_facet_counts``: one read of each one's products), and the deals'
+    counts per saving (``ListingManager.keep_savings_counts``: one read of the deals), so
+    that no shopper's first request counts a large category or the deals.
     ``progress``: called with the number of products written after each batch
     (a progress bar's ``update``), or None. Returns ``(categories created,
     products created)``. Raises ValueError for a negative ``products`` or
@@ -132,7 +134,9 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
         if progress is not None:
             progress(len(batch))
     listed = ListingCount.objects.recount_all()  # once, not per batch: every product once
+    OrderCount.objects.recount_all()  # the pages by price and title: one more pass
     catalog_reset()  # the versions: every cached read, once, not thousands a batch
     Product.facets.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())
+    Product.listings.keep_savings_counts()  # the deals' counts per saving (one pass over the deals)
     return len(nodes), products

@@ -174,10 +174,28 @@ class CategoryManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         return listed_in(ids, self.ancestor_ids(ids))
 
     def tree(self, max_depth=None):
-        """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order. One read."""
-        query = {} if max_depth is None else {f"ancestors.{max_depth}": {"$exists": False}}
+        """All categories (or those at most ``max_depth`` deep: 0 = top only) in tree order.
+        One read of every category; with ``max_depth``, one read per level on the
+        ``parent_id`` index (the top categories, then the children of those read: 2 for the
+        home page's), which examines the levels' categories only, where a filter on the
+        depth of ``ancestors`` has no index and examines every category (5,000 at
+        ``populatedb``'s size: about 0.2 s on the local server)."""
         scope = (NAVIGATION,) if max_depth is not None and max_depth <= 1 else (TREE,)
-        documents = cached("tree", max_depth, lambda: list(self.collection.find(query)), scope)
+
+        def read():
+            if max_depth is None:
+                return list(self.collection.find({}))
+            documents, parents = [], None
+            for _depth in range(int(max_depth) + 1):
+                level = list(self.collection.find({"parent_id": None} if parents is None
+                                                  else {"parent_id": {"$in": parents}}))
+                documents += level
+                parents = [d["_id"] for d in level]
+                if not parents:
+                    break
+            return documents
+
+        documents = cached("tree", max_depth, read, scope)
         return in_tree_order([self.from_document(d) for d in documents])
 
     def tree_nodes(self):

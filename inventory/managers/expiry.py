@@ -28,6 +28,11 @@ from .rules import TAKEN_STATUSES, started
 EXPIRY_CHUNK = 100_000
 
 
+def _chunks(ids):
+    """``ids`` (a list) in lists of at most ``rules.IDS_PER_READ``."""
+    return [ids[i:i + rules.IDS_PER_READ] for i in range(0, len(ids), rules.IDS_PER_READ)]
+
+
 def _carts():
     """``Cart.objects``, from the app registry (``inventory.models`` imports the managers)."""
     return apps.get_model("inventory", "Cart").objects
@@ -48,26 +53,17 @@ def _runs():
     return apps.get_model("inventory", "ExpiryRun").objects
 
 
-def past_max_age_filter(born_before, extra=None, touched_since=None):
-    """The carts filter of the active carts created before ``born_before`` (aware UTC), touched
-    since ``touched_since`` (aware UTC, or None: any time), and ``extra`` (more conditions, e.g.
-    ``{_id: {$in: ids}}``).
+def past_max_age_filter(born_before, extra=None):
+    """The carts filter of the active carts created before ``born_before`` (aware UTC), and
+    ``extra`` (more conditions, e.g. ``{_id: {$in: ids}}``: the expiry names the carts it found
+    on ``status_last_modified``, ``CartExpiryManager.touched_since``).
 
-    An expiry run marks the idle carts (``last_modified`` before its threshold) first, so the
-    carts left to judge by their age were all touched since then: ``touched_since`` is that
-    threshold, an equality on ``status`` and a range on ``last_modified``, the fields of the
-    ``status_last_modified`` index, which then reads only the carts touched within the timeout,
-    not every active cart. The carts have no index of their own on ``created_at``: on the local
-    server each index of ``carts`` costs every cart an expiry writes, whether or not the write
-    touches its fields (docs/local-server-differences.md: local-server difference 23). An
-    equality on ``status``, not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}`` as
-    a collection scan, MongoDB as index bounds (difference 17). Carts without ``created_at``
-    do not match (``date_undated`` dates them first).
+    An equality on ``status``, not ``$in``: SecantusDB 0.7.0b3 plans ``status: {$in: [...]}``
+    as a collection scan, MongoDB as index bounds (docs/local-server-differences.md:
+    local-server difference 17). Carts without ``created_at`` do not match (``date_undated``
+    dates them first).
     """
-    query = {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
-    if touched_since is not None:
-        query["last_modified"] = {"$gte": touched_since}
-    return query
+    return {"status": "active", "created_at": {"$lt": born_before}, **(extra or {})}
 
 
 class CartExpiryManager(MongoCollectionMixin, models.Manager):
@@ -134,9 +130,10 @@ class CartExpiryManager(MongoCollectionMixin, models.Manager):
         carts, once each, so an idle undated cart is written once, not
         twice); then the carts too old are marked.
         Round trips with no unfinished run: 1 read of the runs, 1 insert,
-        1 ``update_many`` (idle), 1 update (``date_undated``), 1
-        ``update_many`` (too old: two marking writes, not one with an
-        ``$or``, so each uses its index), 1 streamed
+        1 ``update_many`` (idle), 1 read of the active carts left (``touched_since``),
+        per 100 of them undated 1 update (``date_undated``) and per 100 too old 1
+        ``update_many`` (two marking writes, not one with an ``$or``, which the local
+        server runs as a scan), 1 streamed
         read of the carts (1,000 per round trip), per ``EXPIRY_CHUNK`` carts and 100 SKUs touched 1 read + 1
         ``bulk_write``, 1 delete; each unfinished run adds 1 ``update_many``
         and 1 read. The cart writes grow with the carts (one each), the
@@ -156,20 +153,39 @@ class CartExpiryManager(MongoCollectionMixin, models.Manager):
         born_before = moment - datetime.timedelta(seconds=max_age)
         return self._expire_run(threshold, born_before=born_before, adopt=True, progress=progress)[0]
 
-    def date_undated(self, touched_since):
-        """Give the active carts touched since ``touched_since`` (aware UTC) that have no
-        ``created_at`` (started before it was recorded) their ``last_modified`` as
-        ``created_at``, so the maximum age counts from then; how many.
+    def touched_since(self, threshold):
+        """The active carts touched since ``threshold`` (aware UTC): ``[{_id, created_at?,
+        last_modified}]``, one streamed read.
 
-        One ``update_many`` with an aggregation-pipeline update (MongoDB 4.2+) over the
-        carts the ``status_last_modified`` index finds touched since then (an expiry has
-        marked the carts idle before it already); ``created_at: None`` matches a missing field
-        on MongoDB and SecantusDB alike.
+        Once a run has expired the carts idle before its threshold, these are the only active
+        carts left, so the carts past their maximum age and the undated ones are found among
+        them. The filter names exactly the fields of ``status_last_modified`` (an equality and
+        a range): SecantusDB 0.7.0b3 reads a filter with a range and a field outside the index
+        as a collection scan (1.7 s for 20,000 carts against 3 ms), MongoDB with the index
+        (local-server difference 24). The carts keep no index on ``created_at``: on the local
+        server each index of ``carts`` costs every cart a run writes (difference 23).
         """
-        return self.collection.update_many(
-            {"status": "active", "last_modified": {"$gte": touched_since}, "created_at": None},
-            [{"$set": {"created_at": "$last_modified"}}],
-        ).modified_count
+        return list(self.collection.find(
+            {"status": "active", "last_modified": {"$gte": threshold}},
+            {"created_at": 1, "last_modified": 1}, batch_size=rules.BATCH_SIZE))
+
+    def date_undated(self, cart_ids):
+        """Give the active carts among ``cart_ids`` that have no ``created_at`` (started before it
+        was recorded) their ``last_modified`` as ``created_at``, so the maximum age counts from
+        then; how many.
+
+        One ``update_many`` with an aggregation-pipeline update (MongoDB 4.2+) per
+        ``rules.IDS_PER_READ`` ids (an ``$in`` on ``_id`` is compared id by id on the local
+        server: difference 20); ``created_at: None`` matches a missing field on MongoDB and
+        SecantusDB alike.
+        """
+        dated = 0
+        for chunk in _chunks(cart_ids):
+            dated += self.collection.update_many(
+                {"_id": {"$in": chunk}, "status": "active", "created_at": None},
+                [{"$set": {"created_at": "$last_modified"}}],
+            ).modified_count
+        return dated
 
     def expire_past_max_age(self, cart_id, cart=None, max_age=None):
         """Expire the active cart ``cart_id`` if it was started more than ``max_age`` seconds ago
@@ -250,16 +266,20 @@ class CartExpiryManager(MongoCollectionMixin, models.Manager):
                 query["last_modified"] = {"$lt": run["threshold"]}
             marked += self.collection.update_many(query, update).modified_count
         if born_before is not None:
-            # The carts idle before the threshold are expired by now: the carts left to judge
-            # by their age were touched since (read on ``status_last_modified``).
-            touched_since = run.get("threshold")
-            if run.get("cart_ids") is None and touched_since is not None:
-                # Dated only now, after the idle carts were taken: an undated idle cart is
-                # written once (expired), not twice (dated, then expired). Dating the whole
-                # collection first doubled a run over carts from before created_at was kept.
-                self.date_undated(touched_since)
-            marked += self.collection.update_many(
-                past_max_age_filter(born_before, ids, touched_since=touched_since), update).modified_count
+            if run.get("cart_ids") is None and run.get("threshold") is not None:
+                # The carts idle before the threshold are expired by now: the carts left to
+                # judge by their age were touched since. Dated only now, after the idle carts
+                # were taken: an undated idle cart is written once (expired), not twice.
+                live = self.touched_since(run["threshold"])
+                self.date_undated([c["_id"] for c in live if c.get("created_at") is None])
+                candidates = [c["_id"] for c in live if started(c) < clock.aware(born_before)]
+            else:
+                candidates = None if run.get("cart_ids") is None else list(run["cart_ids"])
+            if candidates is None:  # no threshold and no ids: every active cart (a scan)
+                marked += self.collection.update_many(past_max_age_filter(born_before), update).modified_count
+            for chunk in _chunks(candidates or []):
+                marked += self.collection.update_many(
+                    past_max_age_filter(born_before, {"_id": {"$in": chunk}}), update).modified_count
         return marked
 
     def _carts_of(self, runs):

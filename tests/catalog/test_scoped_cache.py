@@ -20,8 +20,9 @@ from django.db import connections
 from django.test import Client, override_settings
 
 from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, TREE, cards_scope, category_scope,
-                           faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, prices_scope,
-                           product_scope, relisted_scope, savings_part_scope, savings_scope, words_scope)
+                           faceted_part_scope, faceted_scope, names_scope, order_scope, price_band, price_count_scope,
+                           prices_scope, product_scope, relisted_scope, savings_part_scope, savings_scope, titles_scope,
+                           words_scope)
 from catalog.models import CatalogVersion, Category, Pricing, Product
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
@@ -247,20 +248,21 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
     assert price_band(1500) == price_band(1450) == 77
     assert bumped(lambda: new_price("SKU-A", 1450)) == {
         *product_scope(["SKU-A"]), *cards_scope(listed), *prices_scope(listed, 1450, 1500), PRODUCTS,
+        *price_count_scope(listed, [1450, 1500]),  # its kept order counts: the bands it left and joined
         *savings_scope([25, 27]), *savings_part_scope(25, [2020]), *savings_part_scope(27, [2020])}
     assert bumped(lambda: new_price("SKU-A", 1450)) == {  # saved unchanged
         *product_scope(["SKU-A"]), *cards_scope(listed), PRODUCTS}
     # 1450 -> 950: the narrow bands between, another facet band: its facet counts, its words'
     assert bumped(lambda: new_price("SKU-A", 950)) == {
         *product_scope(["SKU-A"]), *cards_scope(listed), *prices_scope(listed, 950, 1450), PRODUCTS,
-        *faceted_scope(listed), *faceted_part_scope(listed, [2020]), *words_scope(["alpha", "album", "artist"]),
+        *price_count_scope(listed, [950, 1450]), *faceted_scope(listed), *faceted_part_scope(listed, [2020]), *words_scope(["alpha", "album", "artist"]),
         *savings_scope([27, 52]), *savings_part_scope(27, [2020]), *savings_part_scope(52, [2020])}
     assert len(prices_scope([music], 950, 1450)) == price_band(1450) - price_band(950) + 1 == 6
     retitled = Product.objects.get(sku="SKU-A")
     retitled.title = "Omega"
     assert bumped(retitled.save) == {
         *product_scope(["SKU-A"]), *cards_scope(listed), *order_scope(listed, "title"), PRODUCTS,
-        *words_scope(["alpha", "album", "omega", "artist"])}
+        *titles_scope(listed, ["Alpha Album", "Omega"]), *words_scope(["alpha", "album", "omega", "artist"])}
     assert bumped(lambda: Category.writes.rename(Category.objects.get(pk=metal), "M")) == {
         *category_scope([metal, rock]), *names_scope([metal]), TREE}
     assert bumped(lambda: Category.writes.rename(Category.objects.get(pk=jazz), "J")) == {
@@ -269,6 +271,7 @@ def test_each_write_bumps_the_versions_of_what_it_changed(shop):
         *category_scope([doom, metal, rock, music, jazz]), *relisted_scope([metal, rock, music, jazz]), TREE}
     assert bumped(lambda: Product.objects.get(sku="SKU-J").delete()) == {
         *product_scope(["SKU-J"]), *category_scope([music, jazz]), *cards_scope([music, jazz]), PRODUCTS, ISSUED,
+        *price_count_scope([music, jazz], [2000]), *titles_scope([music, jazz], ["Blue Train"]),
         *faceted_part_scope([music, jazz], [2020]),
         *words_scope(["blue", "train", "artist"]), *savings_scope([0]),
         *savings_part_scope(0, [2020])}

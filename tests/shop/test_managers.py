@@ -9,6 +9,7 @@ import pytest
 from django.contrib import admin
 from django.db import models
 
+from catalog.listings.deals import DealsMixin
 from catalog.listings.facet_parts import FacetPartsMixin
 from catalog.models import Category, Product
 from catalog.store.subdocument_reads import SubdocumentMixin
@@ -24,9 +25,9 @@ MANAGERS = {
 }
 #: The mixins a manager may take besides ``MongoCollectionMixin``, each of its own job: reads
 #: by path for the reads of products and categories, the counts kept per issue decade for
-#: the facets.
+#: the facets, the deals' counts and pages for the listings.
 SAME_JOB_MIXINS = {(Product, "objects"): {SubdocumentMixin}, (Category, "objects"): {SubdocumentMixin},
-                   (Product, "facets"): {FacetPartsMixin}}
+                   (Product, "facets"): {FacetPartsMixin}, (Product, "listings"): {DealsMixin}}
 
 
 def _shop_classes(manager_class):

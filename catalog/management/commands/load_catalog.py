@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.transfer import chinook
-from catalog.models import Category, Product
+from catalog.models import Category, OrderCount, Product
 from catalog.tree.slugs import slug_for
 from inventory.models import Inventory
 from core.commandlog import log_change
@@ -57,11 +57,16 @@ class Command(BaseCommand):
         )
         products = [chinook.album_product(album, category_ids) for album in albums]
         report = Product.writes.sync(products)
+        Product.listings.keep_savings_counts()  # the deals' counts per saving, kept for the first visit
         log_change(
             self,
             f"Products: {report['created']} created, {report['updated']} updated, "
             f"{report['unchanged']} unchanged."
         )
+        if report["created"] or report["updated"]:
+            # The pages by price and title: a load bumps the epoch and relists its categories
+            # rather than naming each band (writes.bounded_product_scopes), so count them now.
+            OrderCount.objects.recount_all()
         # Every SKU sold: a product's own, or each of its variants' (catalog/products/variants.py).
         skus = [sku for p in products for sku in p.sellable_skus]
         created = Inventory.objects.ensure_stock(skus, options["stock"])

@@ -132,18 +132,32 @@ class DealsMixin:
             fraction *= 4
 
     def _count_saving_parts(self, keys):
-        """``{(pct, part): products}`` of ``keys`` (``(saving, issue decade)`` pairs): a few
-        dated ones one count each, else one read of the issue dates of the savings named."""
-        if len(keys) <= MOST_PARTS_BY_RANGE and all(part != UNDATED for _pct, part in keys):
-            return {(pct, part): self.read_collection.count_documents(
-                {"pricing.pct_savings": pct, "details.issue_date": part_range(part)}) for pct, part in keys}
+        """``{(pct, part): products}`` of ``keys`` (``(saving, issue decade)`` pairs), saving by
+        saving: a few dated decades of a saving one count each (on ``pct_savings_issue_date``),
+        else one read of that saving's issue dates (an equality on ``pct_savings_id``), or of the
+        range of them when more than ``MOST_PARTS_BY_RANGE`` savings are read whole (a first
+        count). So an edit moving a product from 17 % to 29 % recounts those two, not the
+        thirteen between (at 100,000 products, 9,571 products read against about 1,000)."""
         counts = dict.fromkeys(keys, 0)
-        pcts = sorted({pct for pct, _part in keys})
-        match = {"pricing.pct_savings": {"$gte": pcts[0], "$lte": pcts[-1]}}
-        for document in self.read_collection.find(match, {"pricing.pct_savings": 1, "details.issue_date": 1}):
-            key = (document["pricing"]["pct_savings"], issue_part((document.get("details") or {}).get("issue_date")))
-            if key in counts:
-                counts[key] += 1
+        by_pct = {}
+        for pct, part in keys:
+            by_pct.setdefault(pct, []).append(part)
+        whole = []
+        for pct, parts in sorted(by_pct.items()):
+            if len(parts) <= MOST_PARTS_BY_RANGE and UNDATED not in parts:
+                for part in parts:
+                    counts[(pct, part)] = self.read_collection.count_documents(
+                        {"pricing.pct_savings": pct, "details.issue_date": part_range(part)})
+            else:
+                whole.append(pct)
+        # Many savings read whole (a first count): one read of their range; a few: one each.
+        matches = ([{"pricing.pct_savings": {"$gte": whole[0], "$lte": whole[-1]}}] if len(whole) > MOST_PARTS_BY_RANGE
+                   else [{"pricing.pct_savings": pct} for pct in whole])
+        for match in matches:
+            for document in self.read_collection.find(match, {"pricing.pct_savings": 1, "details.issue_date": 1}):
+                key = (document["pricing"]["pct_savings"], issue_part((document.get("details") or {}).get("issue_date")))
+                if key in counts:
+                    counts[key] += 1
         return counts
 
 

@@ -117,6 +117,22 @@ def test_a_cold_deals_page_reads_the_kept_counts_and_a_window_of_its_saving(many
     assert documents_examined(ops, "savings_counts") <= 100
 
 
+def test_an_edit_between_two_savings_recounts_those_two_not_the_savings_between(many_deals):
+    """A product moved from 10 % to 20 % makes those two savings counted again, each read on its
+    own, not the range from 10 to 20 (which holds 200 products at 15 % here)."""
+    start = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)
+    Product.writes.sync([album(1000 + n, 850, start + datetime.timedelta(seconds=n)) for n in range(200)])
+    Product.listings.keep_savings_counts()
+    moved = Product.objects.get(sku="D-0250")
+    moved.pricing = Pricing.from_prices(1000, 800)
+    moved.save()
+    response, ops = cold_get(many_deals, "/deals/?min=5")
+    assert response.context["page"].paginator.count == 475
+    assert skus_shown(response) == plain_deals(5)[:PER_PAGE]
+    # The two savings' 275 products, and the page's window and cards; not the 200 at 15 %.
+    assert documents_examined(ops, "products") <= 275 + 4 * PER_PAGE, documents_examined(ops)
+
+
 @pytest.mark.parametrize("page", [2, 25, 26, 28])
 def test_deals_pages_across_savings_equal_the_plain_sort(many_deals, page):
     response, _ops = cold_get(many_deals, f"/deals/?min=5&page={page}")

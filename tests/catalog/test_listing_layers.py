@@ -196,6 +196,28 @@ def test_a_saving_changed_recounts_one_decade_of_the_two_savings(deals):
     assert response.context["page"].paginator.count == len(plain_deals(0))
 
 
+def test_a_saving_changed_recounts_one_decade_in_a_process_that_never_counted_it(deals):
+    """The decades' counts are kept in the database with their stamps: a process whose cache
+    holds none of them (another worker, a restart) counts the edited decade of the two
+    savings, not all their products (before: one read of each saving whole)."""
+    reader = Client()
+    for _ in range(3):
+        reader.get("/deals/?min=0")
+    caches["default"].clear()  # another process: nothing of the deals cached
+    product = Product.objects.get(sku="D-01")  # saving 3 percent
+    product.pricing = Pricing.from_prices(1000, 880)  # to 12
+    product.save()
+    with count_operations() as ops:
+        response = reader.get("/deals/?min=0")
+    whole = [c for c in ops.commands if c and c.get("find") == "products" and "pricing.pct_savings" in c["filter"]]
+    assert not whole, whole  # no saving read whole
+    counts = [c["pipeline"][0]["$match"] for c in ops.commands
+              if c and c.get("aggregate") == "products" and "$group" in repr(c)]
+    assert [(m["pricing.pct_savings"], m["details.issue_date"]["$lt"].year) for m in counts] == [(3, 2030), (12, 2030)]
+    assert response.context["page"].paginator.count == len(plain_deals(0))
+    assert skus_shown(response) == plain_deals(0)[:PER_PAGE]
+
+
 def test_each_facet_part_read_by_its_dates_is_its_share_of_the_whole(rock):
     # Every album is issued on 1 January: the first day of a decade is a part's lower bound
     # (SecantusDB's index range difference, catalog/listings/facet_parts.py).

@@ -40,16 +40,16 @@ class DealsMixin:
         recount of a saving read all its products: about 400 ms for 3,000), and kept over
         (one write)."""
         def count(missing):
-            # The versions of the stamps and of the savings' decades, read before anything is
-            # counted (in a request, with the cached values' own: one read).
-            names = {name for pct in missing for name in stamp_names(pct)}
-            names.update(name for pct in missing for name in savings_part_scope(pct, PARTS))
-            tokens = current_tokens(sorted(names))
+            # The versions of the stamps, read before anything is counted (in a request,
+            # with the cached values' own).
+            tokens = current_tokens(sorted({name for pct in missing for name in stamp_names(pct)}))
             stamps = {pct: stamp(pct, tokens) for pct in missing}
             kept_counts = catalog_model("SavingsCount").objects
             found, stale = kept_counts.kept(stamps)
             rest = [pct for pct in missing if pct not in found]
             if rest:
+                # Those of the decades of the savings to count, before counting them (one read).
+                tokens.update(current_tokens(sorted({n for pct in rest for n in savings_part_scope(pct, PARTS)})))
                 counted = self._count_savings(rest, {pct: stale.get(pct, {}).get("parts") or {} for pct in rest},
                                               tokens)
                 values = {pct: {"listed": sum(counted[pct].values()),

@@ -199,7 +199,7 @@ def edit_while_reading(monkeypatch, kind, edit):
 @pytest.mark.parametrize("url", ["/c/rock/?sort=price", "/c/rock/?sort=-price"])
 def test_a_price_edit_made_while_the_first_visit_sorts_shows_on_the_second(rock, monkeypatch, url):
     reader = Client()
-    done = edit_while_reading(monkeypatch, "listing-order", lambda: set_price("R-35", 50))
+    done = edit_while_reading(monkeypatch, "page-order", lambda: set_price("R-35", 50))
     before = skus_shown(visit(reader, url)[0])
     assert done and "R-35" not in before[:1]  # read before the edit
     response, second = visit(reader, url)

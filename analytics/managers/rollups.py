@@ -5,7 +5,9 @@ Rolls the events up into ``stats.hourly`` -> ``stats.daily`` ->
 ("Hierarchical Aggregation" use case used map-reduce, deprecated since MongoDB 5.0): each level's
 periods a window at a time, one streamed ``find`` grouped in the process
 (``analytics/bucketing.py``) and bulk upserts of the buckets; the levels and
-periods are in ``analytics/periods.py``. ``stats.hourly`` stores one document
+periods are in ``analytics/periods.py``. The daily buckets are written in the
+hourly level's pass, from the day documents it has just built (``same_pass``):
+four passes, not five. ``stats.hourly`` stores one document
 per key and day holding its hours (``bucketing.day_documents``). Reads the
 buckets back for the dashboard.
 """
@@ -71,6 +73,20 @@ def batched(iterable, size):
     iterator = iter(iterable)
     while batch := list(islice(iterator, size)):
         yield batch
+
+
+def same_pass(level):
+    """The level whose documents ``roll_level(level)`` also writes from the documents it has just
+    built, or None: the level of ``level``'s span (a ``stats.hourly`` document holds a key's day,
+    so ``stats.daily``'s bucket of that key and day is the sum of its hours) when that level is
+    rolled from ``level``."""
+    return next((other for other in LEVELS
+                 if other.source == level.name and other.unit == level.span != level.unit), None)
+
+
+def written_by(level):
+    """The level whose pass writes ``level``'s documents (``same_pass``), or None: rolled on its own."""
+    return next((other for other in LEVELS if same_pass(other) == level), None)
 
 
 #: A range claimed longer ago than this belongs to a run that crashed: the dashboard, its
@@ -190,9 +206,10 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         for level in LEVELS[1:]:
             periods[level.name] = {period_start(level.unit, h) for h in hours}
         ranges = {level.name: ranges_covering(level.unit, periods[level.name]) for level in LEVELS}
+        rolled = [level for level in LEVELS if written_by(level) is None]
         if progress is not None:
-            progress(0, sum(len(level_windows(level, ranges[level.name])) for level in LEVELS))
-        for level in LEVELS:
+            progress(0, sum(len(level_windows(level, ranges[level.name])) for level in rolled))
+        for level in rolled:
             if periods[level.name]:
                 if progress is None:
                     self.roll_level(level, ranges[level.name])
@@ -241,11 +258,16 @@ class RollupManager(MongoCollectionMixin, models.Manager):
         holds a key's day of hours): every event of the days holding the
         hours in ``ranges``.
         The hourly level first reads the products' categories and the
-        categories' ancestors (2 reads).
+        categories' ancestors (2 reads), and writes the daily level's
+        documents of the same days in the same pass (``same_pass``: a day's
+        bucket is the sum of the day document's hours), so a run reads no
+        ``stats.hourly`` document back and does not roll the daily level
+        on its own (``written_by``).
         ``progress(n)``, when given, is called after each window (``n`` = 1).
         Returns the number of documents written (unchanged ones are not).
         """
         keys_of = self._keys_by_sku() if level.source is None else None
+        above = same_pass(level)
         written = 0
         for start, end in level_windows(level, ranges):
             if keys_of is not None:
@@ -257,6 +279,11 @@ class RollupManager(MongoCollectionMixin, models.Manager):
                     {"d": {"$gte": start, "$lt": end}}, BUCKET_FIELDS, batch_size=READ_BATCH)
                 documents = bucket_documents(level_buckets(level.unit, sources))
             written += self._replace_buckets(level.collection, documents, start, end)
+            if above is not None:
+                # The window is whole periods of ``above`` (whole days): its buckets are the sums
+                # of the documents just built, as ``roll_level(above)`` would read them back.
+                written += self._replace_buckets(
+                    above.collection, bucket_documents(level_buckets(above.unit, documents)), start, end)
             if progress is not None:
                 progress(1)
         return written

@@ -32,6 +32,9 @@ from operator import add
 from .periods import period_end, period_start
 from .pipelines import MEASURES, ORDER_REF_PREFIX
 
+#: The kinds of key a bucket has (``keys_by_sku``): the rollups read a window of a level kind by
+#: kind on the ``kind_period`` index (``RollupManager._window``).
+KINDS = ("store", "sku", "category")
 #: Fields of an event the hourly level reads.
 EVENT_FIELDS = {"_id": 0, "type": 1, "sku": 1, "qty": 1, "amount": 1, "discount": 1, "ts": 1, "ref": 1}
 #: Fields of a bucket a level reads from the level below.

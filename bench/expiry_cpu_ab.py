@@ -17,6 +17,13 @@ default) and every write also prunes an old entry, as in a 100,000-cart run.
 
 The A/B runs of 2026-11-29 (``docs/performance-operations.md``) used it with
 ``SHOP_LOCAL_DB_DIR`` and ``SHOP_LOCAL_DB_CACHE_SIZE`` set per run.
+
+CPU seconds are not work: on this virtual machine the same work costs more CPU seconds
+when the host is busier (the server's CPU a cart went from 0.6 to 0.9 ms with the load
+average from 7 to 16 in one A/B). So each run also times a fixed reference loop in this
+process (``reference_seconds``: BSON encoding and decoding of a cart and dict work, as the
+server does per cart) before and after the expiry, and prints the server's CPU a cart in
+those units: compare runs, machines and days by that ratio, not by the seconds alone.
 """
 
 import argparse
@@ -43,6 +50,21 @@ def cpu_of(pid):
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def reference_seconds(rounds=20_000):
+    """CPU seconds of this process for a fixed loop: ``rounds`` times BSON-encode a two-line
+    cart, decode it and copy it (the kind of work the server does per cart it updates)."""
+    import copy
+
+    import bson
+    old = datetime.datetime(2026, 11, 29, tzinfo=datetime.timezone.utc)
+    cart = {"_id": "bench-0000001", "status": "active", "last_modified": old, "created_at": old,
+            "items": [{"sku": sku, "qty": 2, "details": DETAILS} for sku in SKUS[:2]]}
+    start = time.process_time()
+    for _ in range(rounds):
+        copy.deepcopy(bson.decode(bson.encode(cart)))
+    return time.process_time() - start
 
 
 def main():
@@ -76,13 +98,16 @@ def main():
                            for sku, entries in reserved.items()])
         print("carts indexes:", sorted(carts.index_information()), "inventory:",
               sorted(stock.index_information()), flush=True)
+        reference = reference_seconds()
         server, client, wall = cpu_of(pid), time.process_time(), time.perf_counter()
         report = expire(3600)
         wall, client, server = time.perf_counter() - wall, time.process_time() - client, cpu_of(pid) - server
+        reference = (reference + reference_seconds()) / 2
         back = all(d["qty"] == d["stocked"] and not d["carted"] for d in stock.find())
         n = options.carts
         print(f"{os.path.basename(os.getcwd())}: {report} back={back} wall {wall:.2f} s, server CPU {server:.2f} s "
-              f"({server / n * 1000:.3f} ms a cart), client CPU {client:.2f} s, load {os.getloadavg()[0]:.1f}",
+              f"({server / n * 1000:.3f} ms a cart), client CPU {client:.2f} s, load {os.getloadavg()[0]:.1f}; "
+              f"reference loop {reference:.2f} s, server CPU a cart / reference {server / n / reference * 1000:.2f}",
               flush=True)
 
 

@@ -10,7 +10,7 @@ from analytics.periods import LEVELS
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
 
-from tests.analytics.test_rollups import SALES, add_sales, at, figures, shop  # noqa: F401 - fixture
+from tests.analytics.test_rollups import SALES, add_sales, add_funnel_events, at, figures, shop, snapshot  # noqa: F401 - fixture
 
 
 def spread(count, start, hours):
@@ -199,3 +199,68 @@ def test_hourly_windows_are_whole_days(monkeypatch):
         (at(2021, 1, 1), at(2021, 1, 8)), (at(2021, 1, 8), at(2021, 1, 15)), (at(2021, 1, 15), at(2021, 1, 21))]
     monkeypatch.setattr(rollups, "WINDOW", {**rollups.WINDOW, "hour": 1})
     assert len(rollups.level_windows(hourly, [(at(2021, 1, 1, 5), at(2021, 1, 3, 6))])) == 3
+
+
+def test_the_daily_buckets_come_from_the_hourly_pass_not_a_read_back(shop):  # noqa: F811
+    """A run writes stats.daily from the day documents it has just built: no stats.hourly
+    document is read back, and the daily level rolled on its own from them finds nothing to change."""
+    add_sales(SALES)
+    add_funnel_events()
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    finds = {name: sum(1 for collection, op in ops.operations if (collection, op) == (name, "find"))
+             for name in ("events", "stats.hourly")}
+    # The events: is anything recorded, the first and the last ts, then one find per window; the
+    # day documents: only each window's stored ones, compared before writing (none read as a source).
+    assert finds["stats.hourly"] == len(bucketing.KINDS) * (finds["events"] - 3) > 0
+    daily = sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"])
+    assert daily
+    assert RollupProgress.objects.roll_level(LEVELS[1], [(at(2020, 12, 1), at(2021, 5, 1))]) == 0
+    assert sorted(get_collection("stats.daily").find(), key=lambda d: d["_id"]) == daily
+
+
+def test_a_crash_between_the_hourly_and_the_daily_writes_is_redone(shop, monkeypatch):  # noqa: F811
+    """The hourly pass writes a window's day documents, then its daily buckets: a crash between
+    the two leaves the range pending, and the rerun gives the figures of a clean run."""
+    import pytest
+
+    add_sales(SALES)
+    real = rollups.RollupManager._replace_buckets
+
+    def crashing(self, collection, documents, start, end):
+        if collection == "stats.daily":
+            raise RuntimeError("killed between the hourly and the daily writes")
+        return real(self, collection, documents, start, end)
+
+    monkeypatch.setattr(rollups.RollupManager, "_replace_buckets", crashing)
+    with pytest.raises(RuntimeError):
+        RollupProgress.objects.rollup()
+    assert get_collection("stats.hourly").count_documents({}) > 0
+    assert get_collection("stats.daily").count_documents({}) == 0
+    assert RollupProgress.objects.progress()["pending"] is not None
+    monkeypatch.undo()
+    RollupProgress.objects.rollup()
+    recovered = snapshot()
+    for level in LEVELS:
+        get_collection(level.collection).delete_many({})
+    get_collection("stats.progress").delete_many({})
+    RollupProgress.objects.rollup()
+    assert recovered == snapshot()
+    assert figures("daily", "store", at(2021, 4, 2)) == (3500, 2, 4)
+
+
+def test_a_run_reads_the_levels_kind_by_kind_on_the_kind_period_index(shop):  # noqa: F811
+    """Every read of a level names one kind and a range of ``d`` (index ``kind_period``): the levels
+    keep no index on ``d`` alone, which would cost each bucket inserted (local-server difference 23)."""
+    add_sales(spread(60, at(2021, 1, 1), 24 * 60))
+    with count_operations() as ops:
+        RollupProgress.objects.rollup()
+    levels = {level.collection for level in LEVELS}
+    reads = [command for (collection, op), command in zip(ops.operations, ops.commands)
+             if collection in levels and op == "find"]
+    assert reads
+    for command in reads:
+        assert set(command["filter"]) == {"kind", "d"} and command["filter"]["kind"] in bucketing.KINDS, command
+    assert {tuple(sorted(get_collection(name).index_information())) for name in levels} == {
+        ("_id_", "key_period", "kind_period")}
+    assert figures("monthly", "store", at(2021, 2, 1)) == (2800, 28, 28)

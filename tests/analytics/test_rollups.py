@@ -6,6 +6,7 @@ import datetime
 import pytest
 
 from analytics.managers import RollupManager
+from analytics.managers.rollups import written_by
 from analytics.models import Event, RollupProgress
 from analytics.periods import LEVELS, period_start, ranges_covering
 from catalog.models import Pricing, Product
@@ -190,7 +191,9 @@ class Crash(Exception):
     pass
 
 
-@pytest.mark.parametrize("crash_after", [level.name for level in LEVELS])
+# The daily level is written in the hourly level's pass (rollups.same_pass): its crash is
+# test_rollup_round_trips.test_a_crash_between_the_hourly_and_the_daily_writes_is_redone.
+@pytest.mark.parametrize("crash_after", [level.name for level in LEVELS if written_by(level) is None])
 def test_a_crash_after_any_level_then_a_rerun_gives_the_figures_of_a_clean_run(shop, monkeypatch, crash_after):
     add_sales(SALES[:4])
     add_funnel_events()

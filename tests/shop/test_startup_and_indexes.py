@@ -50,7 +50,7 @@ def test_migrate_creates_the_analytics_and_orders_indexes():
         stats = mongo.get_collection(level).index_information()
         assert stats["key_period"]["key"] == [("k", 1), ("d", 1)]
         assert stats["kind_period"]["key"] == [("kind", 1), ("d", 1)]
-        assert stats["period"]["key"] == [("d", 1)]
+        assert "period" not in stats  # dropped by analytics migration 0006 (local-server difference 23)
     orders = mongo.get_collection("orders").index_information()
     assert orders["user_placed_at"]["key"] == [("user_id", 1), ("placed_at", -1)]
 

@@ -33,12 +33,13 @@ from django.db import models
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, listing_scope, order_scope,
+from catalog.store.cache import (ISSUED, PRODUCTS, cached, cached_many, category_scope, faceted_scope, listing_scope,
+                                 order_scope,
                                  prices_family, prices_scope, product_scope, savings_part_scope, savings_scope)
 from catalog.listings.cards import CardList
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
-                                    ProductListing, ProductQuery, category_match, page_hint)
+                                    FacetedListing, ProductListing, ProductQuery, category_match, page_hint)
 from catalog.listings.ranking import what_matched
 from catalog.products.variants import sellable_skus
 from catalog.store.siblings import catalog_model
@@ -208,6 +209,13 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         """
         category_ids = list(category_ids)
         scope = listing_scope(category_ids)
+        total = getattr(refined, "total", None)
+        if refined and total is not None and sort == DEFAULT_SORT and len(category_ids) == 1 \
+                and min_cents is None and max_cents is None and len(refined.stages) == 1:
+            # Narrowed by facets, newest first: the count is the facet counts' (kept), the page
+            # read as the category's is (windows of issue dates), narrowed by the choice.
+            return FacetedListing(self, refined, total, scope=scope, order=self.faceted_order_scope(category_ids),
+                                  variant_options=variant_options)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
                                   scope=scope, variant_options=variant_options)
@@ -220,6 +228,15 @@ class ListingManager(MongoCollectionMixin, models.Manager):
             return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT,
                                   scope=scope, order=self.order_scope(category_ids, sort))
         return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
+
+    @staticmethod
+    def faceted_order_scope(category_ids):
+        """``(scope, None, None)`` of the newest-first order of a listing of ``category_ids``
+        narrowed by facets (``ordered_cards``): which products the categories list, their issue
+        dates and what their facets hold (``faceted:``: type, facet price band, details,
+        variants' options). The "in stock" choice is in its key (the sold-out SKUs)."""
+        return (category_scope(category_ids) + order_scope(category_ids, "issued")
+                + faceted_scope(category_ids), None, None)
 
     @staticmethod
     def order_scope(category_ids, sort):
@@ -235,7 +252,7 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         field = {"title": "title", "newest": "issued"}[sort]
         return scope + order_scope(category_ids, field), None, None
 
-    def ordered_cards(self, key, read_order, scope, order):
+    def ordered_cards(self, key, read_order, scope, order, variant_options=None):
         """A page of a listing read in two layers (see the module docstring), as cards with
         their availability (a ``CardList``).
 
@@ -244,7 +261,7 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         ``scope``: the cards' (``listing_scope``); ``order``: ``(scope, shown, family)`` of the
         order (``order_scope``). Warm: no round trip for the page; cards cold: one read
         of the page's products by ``_id``; the order cold too: ``read_order``'s. Then the
-        stock of the cards (one read)."""
+        stock of the cards (one read). ``variant_options``: as ``CardList``'s."""
         order_scope_, shown, family = order
 
         def read_cards():
@@ -256,22 +273,28 @@ class ListingManager(MongoCollectionMixin, models.Manager):
             return [found[i] for i in ids if i in found]
 
         documents = cached("listing-cards", key, read_cards, (*scope, *order_scope_))
-        return CardList(self.with_availability(documents), self.card_from_document)
+        return CardList(self.with_availability(documents), self.card_from_document, variant_options)
 
-    def sorted_page(self, match, sort, start, stop, scope, order):
+    def sorted_page(self, match, sort, start, stop, scope, order, narrowed=(), variant_options=None):
         """The products ``[start:stop]`` (``stop`` None: to the end) of those matching
-        ``match`` in the order ``sort`` (a list of ``(field, direction)``), read in two layers
+        ``match`` and then each filter of ``narrowed`` (further ``$match`` stages: a facet
+        choice's) in the order ``sort`` (a list of ``(field, direction)``), read in two layers
         (``ordered_cards``: the order is one aggregation, match, sort, skip, limit)."""
+        narrowed = list(narrowed)
+
         def read_order():
-            pipeline = [{"$match": match}, {"$sort": dict(sort)}, {"$skip": start}]
+            pipeline = [{"$match": match}, *({"$match": f} for f in narrowed), {"$sort": dict(sort)},
+                        {"$skip": start}]
             if stop is not None:
                 pipeline.append({"$limit": max(stop - start, 1)})
             pipeline.append({"$project": ORDER_FIELDS})
             return list(self.read_collection.aggregate(pipeline))
 
-        return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
+        key = ("sorted", match, sort, start, stop, *((narrowed,) if narrowed else ()))
+        return self.ordered_cards(key, read_order, scope, order, variant_options)
 
-    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
+    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False,
+                    narrowed=(), variant_options=None):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -292,14 +315,21 @@ class ListingManager(MongoCollectionMixin, models.Manager):
         a caller that reads the stock of several lists at once with ``with_availability``).
         ``by_sku`` (instead of ``shown``): the page's order (SKUs) is kept under ``scope`` and
         its cards read by SKU under their products' versions (``cards_by_sku``: one read when
-        cold), so it is kept from its first request.
+        cold), so it is kept from its first request. ``narrowed``: further filters (a facet
+        choice's), each a ``$match`` after the window's, so that the window's alone is served by
+        the index (local-server difference 14 in docs/local-server-differences.md; a real
+        MongoDB merges them); a window then holds the page once ``stop`` of its products
+        match them all. ``variant_options``: as ``CardList``'s (with ``order``).
         """
+        narrowed = list(narrowed)
+
         def read(projection):
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS
             while True:
                 since = now - datetime.timedelta(days=days)
                 window = {**match, "details.issue_date": {"$gte": since}} if since.year >= 1900 else match
-                pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
+                pipeline = [{"$match": window}, *({"$match": f} for f in narrowed),
+                            {"$sort": dict(SORTS["newest"])}, {"$skip": start},
                             {"$limit": max(stop - start, 1)}, {"$project": projection}]
                 documents = list(self.read_collection.aggregate(pipeline))
                 if len(documents) >= stop - start or window is match:
@@ -307,7 +337,8 @@ class ListingManager(MongoCollectionMixin, models.Manager):
                 days *= 4
 
         if order is not None:
-            return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
+            key = ("newest", match, start, stop, *((narrowed,) if narrowed else ()))
+            return self.ordered_cards(key, lambda: read(ORDER_FIELDS), scope, order, variant_options)
         if by_sku:
             documents = self._cards_of_order(cached("newest_page", (match, start, stop, "by sku"),
                                                     lambda: read({"sku": 1}), scope))

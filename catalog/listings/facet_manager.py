@@ -17,8 +17,14 @@ with the listing, under its scope's versions (``catalog/store/cache.py``).
 
 Stock is never cached with it: "in stock" counts the products whose SKU is
 not sold out (``sold_out_skus``: no units available, or a product whose
-every variant has none), read from the
-inventory and cached for ``IN_STOCK_SECONDS`` only (``in_stock_count``).
+every variant has none), read from the inventory and kept as the stock pages
+show is (``STOCK_SHOWN_SECONDS``, forgotten by every stock write); the count
+beside an unticked box is kept ``IN_STOCK_SECONDS`` (``in_stock_count``).
+
+A category page with values of one facet chosen (and "in stock" or not) is
+counted from what is kept rather than from its products (``chosen_counts``):
+the kept counts given each value (``FacetPartsMixin.category_choice_counts``)
+and the few sold-out products taken away.
 """
 
 from django.conf import settings

@@ -37,7 +37,7 @@ from catalog.store.cache import cache_key, cached, catalog_version, note_kept
 from catalog.listings.facets import PRICE_BANDS, band_filter
 from catalog.listings.facet_parts import PRICE, FacetPartsMixin, _held
 from inventory.models import Inventory
-from inventory.shown import shown_sold_out
+from inventory.shown import SOLD_OUT, shown_sold_out
 
 #: How long an "in stock" count is kept (seconds): the count may be this late; the filter
 #: itself (``in_stock=1``) reads the sold-out SKUs on every request.
@@ -156,9 +156,14 @@ class FacetManager(FacetPartsMixin, MongoCollectionMixin, models.Manager):
         record of its own SKU): one read of the inventory, and when something is sold out one
         read of the products selling those SKUs (on the ``skus`` index). Kept as the stock
         pages show is (``inventory.shown.shown_sold_out``: ``STOCK_SHOWN_SECONDS``, forgotten
-        by every stock write), so a warm page with "in stock" chosen reads none of it. A
+        by every stock write), so a warm page with "in stock" chosen reads none of it; a page
+        kept whole that used them is served again only while that entry holds them
+        (``note_kept``: a restock of a product it leaves out shows on the next request). A
         product without a stock record is not among them."""
-        return shown_sold_out(self._read_sold_out)
+        sold_out = shown_sold_out(self._read_sold_out)
+        if settings.STOCK_SHOWN_SECONDS:
+            note_kept(SOLD_OUT, sold_out)
+        return sold_out
 
     def _read_sold_out(self):
         sold_out = set(Inventory.objects.skus_available(at_least=0, at_most=0))

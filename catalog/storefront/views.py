@@ -72,9 +72,9 @@ def category(request, slug):
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
     # Kept whole for a query the page would spell itself (its sort, its page, its price range
-    # as normalized, the facets chosen); never with "in stock" chosen (the sold-out SKUs are
-    # read on every request) nor an invalid range (a 400).
-    keep = price_form.is_valid() and not facets.in_stock["chosen"] and understood(request.GET, {
+    # as normalized, the facets chosen, "in stock": served while the sold-out SKUs it left out
+    # are kept unchanged, ``FacetManager.sold_out_skus``); never an invalid range (a 400).
+    keep = price_form.is_valid() and understood(request.GET, {
         ("sort", sort), ("page", str(page.number)), *facets.params, *price_form.data.items()})
     return render_page(request, "catalog/category.html", {
         "category": node,

@@ -185,3 +185,26 @@ def test_a_stock_write_shows_at_once_in_the_in_stock_choice(make_tree, settings)
     assert [p.sku for p in reader.get("/c/music/?in_stock=1").context["page"]] == ["B"]
     Inventory.objects.restock("A", 1)
     assert sorted(p.sku for p in reader.get("/c/music/?in_stock=1").context["page"]) == ["A", "B"]
+
+
+def test_a_page_kept_whole_with_in_stock_chosen_shows_a_restock_of_what_it_left_out(make_tree, settings):
+    """The page kept whole as HTML (catalog/store/pages.py) holds only the SKUs it shows: the
+    sold-out SKUs it left out are a kept value of it, so a restock of one (no SKU it shows
+    changes, no version moves) shows on the next request."""
+    settings.STOCK_SHOWN_SECONDS = 600  # nothing lapses by itself during the test
+    music = make_tree({"Music": {}})["Music"]
+    for sku in ("A", "B"):
+        make_product(f"Album {sku}", sku=sku, categories=[music.pk])
+    Inventory.objects.ensure_stock(["A", "B"], 2)
+    Inventory.objects.set_stock("A", 0)
+    reader = Client()
+    reader.get("/c/music/?in_stock=1")
+    reader.get("/c/music/?in_stock=1")  # kept whole
+    with count_operations() as ops:
+        response = reader.get("/c/music/?in_stock=1")
+    assert ops.operations == [("catalog_versions", "find")]
+    assert response.context is None  # answered from the page kept whole: no template rendered
+    assert b"Album B" in response.content and b"Album A" not in response.content
+    Inventory.objects.restock("A", 1)
+    response = reader.get("/c/music/?in_stock=1")
+    assert b"Album A" in response.content and b"Album B" in response.content

@@ -40,7 +40,7 @@ from inventory.models import Inventory
 from inventory.shown import SOLD_OUT, shown_sold_out
 
 #: How long an "in stock" count is kept (seconds): the count may be this late; the filter
-#: itself (``in_stock=1``) reads the sold-out SKUs on every request.
+#: itself (``in_stock=1``) reads the sold-out SKUs as the stock shown (``sold_out_skus``).
 IN_STOCK_SECONDS = 15
 #: ``$bucket`` of the price bands: their lower bounds (cents); the last band is the default.
 _BOUNDARIES = [low for _key, _label, low, high in PRICE_BANDS if high is not None] + \

@@ -243,7 +243,7 @@ def search(request):
     results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
                                     sort=sort, refined=refined, variant_options=variant_options)
     facets = context.get("facets")
-    if facets is not None and facets.in_stock["chosen"]:  # the sold-out SKUs: read on every request
+    if facets is not None and facets.in_stock["chosen"]:  # not kept whole (a category page is)
         return _product_list(request, results, context)
     return _product_list(request, results, context, accepted={
         ("q", q), ("sort", sort), *(facets.params if facets is not None else ())})

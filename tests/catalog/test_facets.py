@@ -56,9 +56,10 @@ def plain(filters):
     return get_collection("products").count_documents({"$and": filters})
 
 
-def assert_counts_are_plain(url, base, chosen, client=None, extra=None):
+def assert_counts_are_plain(url, base, chosen, client=None, extra=None, plain=plain):
     """Request ``url`` with ``chosen`` (and the parameters ``extra``) and check every count
-    shown against a plain count."""
+    shown against a plain count (``plain``: a function of a list of filters, by default a
+    ``count_documents`` of their ``$and``)."""
     params = {**(extra or {}), **{code: values for code, values in chosen.items()}}
     if "in_stock" in params:
         params["in_stock"] = "1"

@@ -10,7 +10,7 @@ from catalog.store.cache import cached, cached_many, savings_part_scope
 from catalog.listings.cards import CardList
 from catalog.listings.facet_parts import MOST_PARTS_BY_RANGE, PARTS, UNDATED, issue_part, part_range
 from catalog.listings.query import CARD_FIELD_NAMES, WINDOWED_FROM
-from catalog.listings.savings import current_tokens, id_bound, stamp, stamp_names
+from catalog.listings.savings import current_tokens, id_bound, part_stamp, stamp, stamp_names
 from catalog.store.siblings import catalog_model
 
 #: The largest ``pricing.pct_savings`` (whole percent).
@@ -33,9 +33,12 @@ class DealsMixin:
         ``savings-kept`` (``cache.cached_many``). A saving not cached is read from its count
         kept in the database (``SavingsCount.objects``: one read for all of them) when its
         stamp is current; else summed from its counts per issue decade
-        (``facet_parts.issue_part``), each cached under ``savings:<pct>:<part>``, so that a
+        (``facet_parts.issue_part``), each cached under ``savings:<pct>:<part>`` and kept in
+        the same document stamped with that version's token (``part_stamp``), so that a
         price edit recounts one decade of each saving it changes (one count on the
-        ``pct_savings_issue_date`` index each), and kept over (one write)."""
+        ``pct_savings_issue_date`` index each), in any process (before, a process's first
+        recount of a saving read all its products: about 400 ms for 3,000), and kept over
+        (one write)."""
         def count(missing):
             # The versions of the stamps, read before anything is counted (in a request,
             # with the cached values' own).
@@ -45,25 +48,47 @@ class DealsMixin:
             found, stale = kept_counts.kept(stamps)
             rest = [pct for pct in missing if pct not in found]
             if rest:
-                counted = self._count_savings(rest)
-                values = {pct: {"listed": counted[pct], **stale.get(pct, {"first": None, "last": None})}
+                # Those of the decades of the savings to count, before counting them (one read).
+                tokens.update(current_tokens(sorted({n for pct in rest for n in savings_part_scope(pct, PARTS)})))
+                counted = self._count_savings(rest, {pct: stale.get(pct, {}).get("parts") or {} for pct in rest},
+                                              tokens)
+                values = {pct: {"listed": sum(counted[pct].values()),
+                                "first": stale.get(pct, {}).get("first"), "last": stale.get(pct, {}).get("last"),
+                                "parts": {str(part): {"stamp": part_stamp(pct, part, tokens), "n": n}
+                                          for part, n in counted[pct].items()}}
                           for pct in rest}
                 kept_counts.keep({pct: (stamps[pct], values[pct]) for pct in rest})
-                found.update(values)
+                found.update({pct: {k: v for k, v in values[pct].items() if k != "parts"} for pct in rest})
             return found
 
         return cached_many("savings-kept", [int(p) for p in pcts], stamp_names, count)
 
-    def _count_savings(self, pcts):
-        """``{pct: products}`` of the savings ``pcts``, summed from their counts per issue decade
-        (cached, see ``savings_kept``)."""
+    def _count_savings(self, pcts, kept_parts, tokens):
+        """``{pct: {part: products}}`` of the savings ``pcts`` per issue decade (cached, see
+        ``savings_kept``): a decade not cached is taken from ``kept_parts`` (``{pct: {str(part):
+        {"stamp", "n"}}}``, as kept in the database) when its stamp is ``part_stamp``'s at
+        ``tokens`` (``{name: token}``, read before), else counted."""
         keys = [(pct, part) for pct in pcts for part in PARTS]
+
+        def compute(missing):
+            counts, rest = {}, []
+            for pct, part in missing:
+                kept = (kept_parts.get(pct) or {}).get(str(part))
+                if isinstance(kept, dict) and kept.get("stamp") == part_stamp(pct, part, tokens) \
+                        and isinstance(kept.get("n"), int):
+                    counts[(pct, part)] = kept["n"]
+                else:
+                    rest.append((pct, part))
+            if rest:
+                counts.update(self._count_saving_parts(rest))
+            return counts
+
         found = cached_many("savings-part", keys, lambda key: savings_part_scope(key[0], [key[1]]),
-                            self._count_saving_parts, remember=False, keep=_held_savings)
-        totals = dict.fromkeys(pcts, 0)
-        for (pct, _part), n in found.items():
-            totals[pct] += n
-        return totals
+                            compute, remember=False, keep=_held_savings)
+        counts = {pct: {} for pct in pcts}
+        for (pct, part), n in found.items():
+            counts[pct][part] = n
+        return counts
 
     def keep_savings_counts(self, most=MOST_PCT_SAVINGS):
         """Count the products of every saving from 1 to ``most`` percent and keep the counts

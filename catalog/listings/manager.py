@@ -19,10 +19,12 @@ edit re-reads what it changes and not the sort:
   (``prices:<id>:<band>``, named by the page itself). A price edit moves a
   product within the sort by price only between its old and its new price,
   so it cools only the pages whose prices lie in between;
-- its *cards*, the documents of those ids as a card shows them, keyed by
-  ``cards:<id>``, which every write of a product listed in the category
-  bumps: when cold, one read of the page's products by ``_id`` (24 of them)
-  from the order, warm or cold.
+- its *cards*, the documents of those ids as a card shows them, keyed by the
+  order's scope and the versions of the products the page shows
+  (``product:<sku>``, named by the order, which keeps their SKUs), so that an
+  edit of a product cools only the pages that show it, not every page of its
+  categories (``cards:<id>``): when cold, one read of the page's products by
+  ``_id`` (24 of them) from the order, warm or cold.
 
 Stock is never cached: each request reads the page's stock
 (``ListingManager.with_availability``).
@@ -52,8 +54,9 @@ from inventory.models import Inventory
 #: The home page's newest products are looked for first among those issued this many days
 #: before now (``ListingManager.newest``).
 NEWEST_FIRST_WINDOW_DAYS = 90
-#: What a page's order keeps of each product: its id, and its price for the sorts by price.
-ORDER_FIELDS = {"_id": 1, "pricing.retail": 1}
+#: What a page's order keeps of each product: its id, its SKU (the version of its card,
+#: ``product:<sku>``), and its price for the sorts by price.
+ORDER_FIELDS = {"_id": 1, "sku": 1, "pricing.retail": 1}
 
 
 def _retail(document):
@@ -234,8 +237,9 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
             total = cached("listed", category_id,
                            lambda: catalog_model("ListingCount").objects.listed(category_id),
                            category_scope(category_ids))
+            # Its cards keyed by their products' versions (``ordered_cards``), not ``cards:``.
             return CountedListing(self, match, SORTS[sort], total, newest_first=sort == DEFAULT_SORT,
-                                  scope=scope, order=self.order_scope(category_ids, sort))
+                                  scope=category_scope(category_ids), order=self.order_scope(category_ids, sort))
         return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
 
     @staticmethod
@@ -267,21 +271,27 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
 
         ``key``: what names the page (its filter, sort and slice); ``read_order()`` reads
         the page's products in order with ``ORDER_FIELDS`` (a list of documents);
-        ``scope``: the cards' (``listing_scope``); ``order``: ``(scope, shown, family)`` of the
-        order (``order_scope``). Warm: no round trip for the page; cards cold: one read
-        of the page's products by ``_id``; the order cold too: ``read_order``'s. Then the
-        stock of the cards (one read). ``variant_options``: as ``CardList``'s."""
+        ``scope``: what the cards are keyed by besides the order's scope and the versions
+        of the products they show (``product:<sku>`` of each SKU of the order: an edit of
+        another product of the category leaves them warm); ``order``: ``(scope, shown,
+        family)`` of the order (``order_scope``). Warm: no round trip for the page; cards
+        cold: one read of the page's products by ``_id``; the order cold too:
+        ``read_order``'s. Then the stock of the cards (one read). ``variant_options``: as
+        ``CardList``'s."""
         order_scope_, shown, family = order
+        ordered = cached("page-order", key, read_order, order_scope_, shown, family)
+        ids = [d["_id"] for d in ordered]
 
         def read_cards():
-            ordered = cached("listing-order", key, read_order, order_scope_, shown, family)
-            ids = [d["_id"] for d in ordered]
             if not ids:
                 return []
             found = {d["_id"]: d for d in self.read_collection.find({"_id": {"$in": ids}}, CARD_FIELDS)}
             return [found[i] for i in ids if i in found]
 
-        documents = cached("listing-cards", key, read_cards, (*scope, *order_scope_))
+        # A SKU changed bumps the category's version (``catalog/store/writes.py``): the order
+        # names the SKUs whose versions key its cards.
+        documents = cached("listing-cards", (key, tuple(ids)), read_cards,
+                           (*scope, *order_scope_, *product_scope(d.get("sku") for d in ordered)))
         return CardList(self.with_availability(documents), self.card_from_document, variant_options)
 
     def sorted_page(self, match, sort, start, stop, scope, order, kept=False, narrowed=(), variant_options=None):

@@ -9,7 +9,7 @@ import hashlib
 
 from bson import ObjectId
 
-from catalog.store.cache import SAVINGS_KEPT, UNSET, savings_scope, versions
+from catalog.store.cache import SAVINGS_KEPT, UNSET, savings_part_scope, savings_scope, versions
 from catalog.store.siblings import catalog_model
 
 
@@ -22,6 +22,15 @@ def stamp(pct, tokens):
     """The stamp (str) of saving ``pct`` at the versions ``tokens`` (``{name: token}`` holding
     ``stamp_names(pct)``)."""
     key = (int(pct), tuple(tokens[name] for name in stamp_names(pct)))
+    return hashlib.sha1(repr(key).encode(), usedforsecurity=False).hexdigest()
+
+
+def part_stamp(pct, part, tokens):
+    """The stamp (str) of the count of the products saving ``pct`` percent issued in the decade
+    ``part`` (``facet_parts.issue_part``) at the versions ``tokens`` (``{name: token}`` holding
+    ``savings:<pct>:<part>`` and ``savings-kept``)."""
+    (name,) = savings_part_scope(pct, [part])
+    key = (int(pct), str(part), tokens[name], tokens[SAVINGS_KEPT])
     return hashlib.sha1(repr(key).encode(), usedforsecurity=False).hexdigest()
 
 

@@ -2,8 +2,11 @@
 (``savings_counts``, one small document per saving), so that a deals page never counts its
 products on a request.
 
-``{_id: pct, listed: n, stamp, first, last, counted_at}``. ``listed`` is the number of
-products whose ``pricing.pct_savings`` is ``pct``; ``stamp`` names the versions it was
+``{_id: pct, listed: n, stamp, first, last, counted_at, parts}``. ``listed`` is the number of
+products whose ``pricing.pct_savings`` is ``pct``; ``parts`` (``{str(part): {stamp, n}}``, when
+counted by decades) the same per issue decade, each stamped with ``savings:<pct>:<part>``
+and ``savings-kept`` (``savings.part_stamp``), so that a recount after an edit counts only the
+decades whose stamp is not current, in any process; ``stamp`` names the versions it was
 counted at: ``savings:<pct>`` and ``savings-kept`` (``catalog/store/cache.py``), read
 *before* the products were counted. Every write that changes which products save ``pct``
 (a saving changed from or to it, a product created or deleted) bumps ``savings:<pct>``,
@@ -37,9 +40,10 @@ class SavingsCountManager(MongoCollectionMixin, models.Manager):
 
     def kept(self, stamps):
         """``{pct: {"listed", "first", "last"}}`` of the savings of ``stamps`` (``{pct: stamp}``)
-        whose kept stamp is that one, and ``{pct: {"first", "last"}}`` of the others kept
-        with older stamps (their hints stay good): one read by ``_id`` (an ``$in`` of at
-        most 101 whole numbers)."""
+        whose kept stamp is that one, and ``{pct: {"first", "last", "parts"}}`` of the others
+        kept with older stamps (their hints stay good; ``parts`` their counts per decade, each
+        with its own stamp, ``{}`` when none): one read by ``_id`` (an ``$in`` of at most 101
+        whole numbers)."""
         current, stale = {}, {}
         if not stamps:
             return current, stale
@@ -49,16 +53,18 @@ class SavingsCountManager(MongoCollectionMixin, models.Manager):
             if document.get("stamp") == stamps.get(pct) and isinstance(document.get("listed"), int):
                 current[pct] = {"listed": document["listed"], **hints}
             else:
-                stale[pct] = hints
+                parts = document.get("parts")
+                stale[pct] = {**hints, "parts": parts if isinstance(parts, dict) else {}}
         return current, stale
 
     def keep(self, counted):
-        """Keep ``counted`` (``{pct: (stamp, {"listed", "first", "last"})}``): one write (none
-        for nothing). A saving another reader keeps at the same moment is left to it (both
-        counted at a stamp read before they counted)."""
+        """Keep ``counted`` (``{pct: (stamp, {"listed", "first", "last"[, "parts"]})}``; ``parts``
+        as ``kept`` returns them): one write (none for nothing). A saving another reader keeps
+        at the same moment is left to it (both counted at a stamp read before they counted)."""
         moment = clock.now()
         writes = [ReplaceOne({"_id": int(pct)}, {"_id": int(pct), "listed": int(values["listed"]), "stamp": stamp_,
                                                  "first": values.get("first"), "last": values.get("last"),
+                                                 "parts": dict(values.get("parts") or {}),
                                                  "counted_at": moment}, upsert=True)
                   for pct, (stamp_, values) in counted.items()]
         if not writes:

@@ -17,6 +17,10 @@ from catalog.listings.ranking import RANK_FIELDS, RANK_SOURCE_FIELDS, rank_docum
 from catalog.listings import search as search_module
 from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 
+#: The ``batchSize`` of what ranks a search (documents): all its matches in the first reply
+#: (a reply holds at most 16 MB on any server; past that the driver asks for the rest).
+_ONE_BATCH = 100_000
+
 
 class SearchManager(MongoCollectionMixin, models.Manager):
     """``Product.search``: a search's results, its filters and cache scope for its facets, what
@@ -73,11 +77,15 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         def read():
             fields = facet_fields()
             projection = {**RANK_SOURCE_FIELDS, "pricing.retail": 1, **{f["field"]: 1 for f in fields}}
+            # Every match in the first reply (``batchSize``: the server's default first batch is
+            # 101 documents, then a getMore per 16 MB): one round trip however many match.
             if len(words) == 1:  # a find: the local server projects it faster than a $project stage
-                documents = self.read_collection.find({"keywords": words[0]}, projection)
+                documents = self.read_collection.find({"keywords": words[0]}, projection,
+                                                      batch_size=_ONE_BATCH)
             else:
                 documents = self.read_collection.aggregate(
-                    [*({"$match": {"keywords": word}} for word in words), {"$project": projection}])
+                    [*({"$match": {"keywords": word}} for word in words), {"$project": projection}],
+                    batchSize=_ONE_BATCH)
             counts, ranked = empty_counts(fields), []
             for document in documents:
                 add_to_counts(counts, fields, document)

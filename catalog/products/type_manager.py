@@ -29,6 +29,19 @@ from catalog.store import writes as catalog_writes
 from catalog.store.siblings import catalog_model
 
 
+def first_facet_attributes(types):
+    """The facet attributes of ``types`` (``{name: ProductType}``, built), deduplicated by code
+    (the first type's wins), in display order (the types' in name order, each type's
+    attributes in its order): a list of ``Attribute``."""
+    seen, found = set(), []
+    for _name, product_type in sorted(types.items()):
+        for attribute in product_type.facet_attributes:
+            if attribute.code not in seen:
+                seen.add(attribute.code)
+                found.append(attribute)
+    return found
+
+
 class ProductTypeManager(MongoCollectionMixin, models.Manager):
     """Reads of product types by name (cached) and their writes with the products they change."""
 
@@ -76,13 +89,7 @@ class ProductTypeManager(MongoCollectionMixin, models.Manager):
         """The facet attributes (``facet=True``) of the types named in ``type_names``,
         deduplicated by code (the first type's wins), in display order (the types' in name
         order, each type's attributes in its order). Returns a list of ``Attribute``."""
-        seen, found = set(), []
-        for name, product_type in sorted(self.by_names(type_names).items()):
-            for attribute in product_type.facet_attributes:
-                if attribute.code not in seen:
-                    seen.add(attribute.code)
-                    found.append(attribute)
-        return found
+        return first_facet_attributes(self.by_names(type_names))
 
     def products_using(self, product_type, code, value):
         """How many products of ``product_type`` store ``value`` under ``details.<code>`` (as the

@@ -19,11 +19,13 @@ The scopes (names of version documents):
   product to its listing (in it or below it) or removes one, and by a
   change of the category, a child's name or position, or its subtree's
   place in the tree;
-- ``cards:<id>``: the cards its listing shows (every page and sort, a price
-  range, chosen facets): bumped by any write of a product listed in it. A
-  page's cards are re-read by their ids (one small read), from the order
-  of the page kept under the narrower scopes below, which is what costs a
-  sort of the category's products on the local server;
+- ``cards:<id>``: the cards its listing shows with a price range or chosen
+  facets: bumped by any write of a product listed in it. A page without them
+  keys its cards by the versions of the products it shows (``product:<sku>``),
+  so an edit cools the pages showing the product, not every page of its
+  categories; its cards are re-read by their ids (one small read), from the
+  order of the page kept under the narrower scopes below, which is what costs
+  a sort of the category's products on the local server;
 - ``order-title:<id>``, ``order-issued:<id>``: the order of its listing by
   title, newest first: bumped when a product listed in it changes its title,
   its issue date;
@@ -315,8 +317,9 @@ def facets_scope(category_ids):
 
 def listing_page_scope(category_id):
     """What a category page of ``category_id`` (an ObjectId) reads besides its category's
-    scope, in any sort (``prefetch``): its cards', its facet counts', its orders by title and
-    issue date, its relisting (the kept facet and order counts' stamp)."""
+    scope, in any sort (``prefetch``): its cards' (with a price range or facets chosen; without,
+    the versions of the products it shows, remembered for the page), its facet counts', its
+    orders by title and issue date, its relisting (the kept facet and order counts' stamp)."""
     ids = [category_id]
     return (cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")
             + relisted_scope(ids))

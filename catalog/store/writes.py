@@ -115,9 +115,10 @@ def product_scopes(changes):
     """The scope names a product write bumps: ``changes`` is a list of ``(before, after)``
     pairs, each None or the product's ``facts`` (as stored before the write, as written).
 
-    Of each product: its page (``product:<sku>``) and ``products``; of the
+    Of each product: its page and card (``product:<sku>``) and ``products``; of the
     categories it is listed in before and after, their cards (``cards:``),
-    their listing (``category:``) when it joins or leaves it, the order by
+    their listing (``category:``) when it joins or leaves it or changes its SKU
+    (a category page's order keeps the SKUs whose versions key its cards), the order by
     title or issue date (``order-title:``, ``order-issued:``) when it
     changes those, the price bands from the old retail price to the new
     (``prices:``) when it changes, the narrower price band and the title window
@@ -164,6 +165,8 @@ def product_scopes(changes):
             names.update(order_scope(stayed, "issued"))
         if changed("issued") or changed("sku"):  # the newest products' order keeps their SKUs
             names.add(ISSUED)
+        if changed("sku"):  # a category page's order keeps its SKUs, whose versions key its cards
+            names.update(category_scope(stayed))
         if changed("retail"):
             retails = [side.get("retail") for side in sides]
             names.update(prices_scope(stayed, min(retails, key=_cents), max(retails, key=_cents)))

@@ -10,6 +10,7 @@ tell what was read: a page whose order is cold runs a ``products``
 """
 
 import random
+import re
 
 import pytest
 from django.core.cache import caches
@@ -46,6 +47,10 @@ def reads(client, url):
 
 
 def skus_shown(response):
+    """The SKUs of the cards ``response`` shows, in order (from its HTML when it was a page kept
+    whole, rendered without a context)."""
+    if response.context is None:
+        return re.findall(r'<li class="card">\s*<a href="/p/([^/"?]+)/', response.content.decode())
     return [p.sku for p in response.context["page"].object_list]
 
 
@@ -77,16 +82,22 @@ def test_a_price_edit_resorts_only_the_pages_it_moves_products_across(rock):
     # R-35 (36.00, on page 4 by price) to 37.50: within page 4's prices, far from page 1's
     set_price("R-35", 3750)
     response, done = reads(reader, "/c/rock/?sort=price&page=1")
-    assert ("products", "aggregate") not in done and ("products", "find") in done, done
-    assert skus_shown(response) == plain("price", 1)
+    # It does not show R-35: kept whole, no product read (before, its cards were read again).
+    assert not [op for op in done if op[0] == "products"], done
+    assert "R-35" not in response.content.decode() and "R-01" in response.content.decode()
     response, done = reads(reader, "/c/rock/?sort=price&page=4")
     assert ("products", "aggregate") in done  # its order read again
     assert skus_shown(response) == plain("price", 4)
     assert "$37.50" in response.content.decode()
-    for url, sort in [("/c/rock/?sort=title", "title"), ("/c/rock/", "newest")]:
+    # A page sorted by title or date keeps its order; it reads its cards only when it shows R-35.
+    reader.get("/c/rock/?sort=title&page=4")
+    for url, sort, page in [("/c/rock/?sort=title", "title", 1), ("/c/rock/", "newest", 1),
+                            ("/c/rock/?sort=title&page=4", "title", 4)]:
+        shows = "R-35" in plain(sort, page)
         response, done = reads(reader, url)
-        assert ("products", "aggregate") not in done, (url, done)  # the order kept, the cards read
-        assert skus_shown(response) == plain(sort, 1)
+        assert ("products", "aggregate") not in done, (url, done)
+        assert (("products", "find") in done) == shows, (url, done)
+        assert skus_shown(reader.get(url)) == plain(sort, page)
     # R-35 to 0.50: to the front of page 1, every page between shifts
     set_price("R-35", 50)
     response, done = reads(reader, "/c/rock/?sort=price&page=1")
@@ -183,6 +194,28 @@ def test_a_saving_changed_recounts_one_decade_of_the_two_savings(deals):
     # one count each of the two savings' products of the edited album's decade (the 2020s)
     assert [(m["pricing.pct_savings"], m["details.issue_date"]["$lt"].year) for m in counts] == [(3, 2030), (12, 2030)]
     assert response.context["page"].paginator.count == len(plain_deals(0))
+
+
+def test_a_saving_changed_recounts_one_decade_in_a_process_that_never_counted_it(deals):
+    """The decades' counts are kept in the database with their stamps: a process whose cache
+    holds none of them (another worker, a restart) counts the edited decade of the two
+    savings, not all their products (before: one read of each saving whole)."""
+    reader = Client()
+    for _ in range(3):
+        reader.get("/deals/?min=0")
+    caches["default"].clear()  # another process: nothing of the deals cached
+    product = Product.objects.get(sku="D-01")  # saving 3 percent
+    product.pricing = Pricing.from_prices(1000, 880)  # to 12
+    product.save()
+    with count_operations() as ops:
+        response = reader.get("/deals/?min=0")
+    whole = [c for c in ops.commands if c and c.get("find") == "products" and "pricing.pct_savings" in c["filter"]]
+    assert not whole, whole  # no saving read whole
+    counts = [c["pipeline"][0]["$match"] for c in ops.commands
+              if c and c.get("aggregate") == "products" and "$group" in repr(c)]
+    assert [(m["pricing.pct_savings"], m["details.issue_date"]["$lt"].year) for m in counts] == [(3, 2030), (12, 2030)]
+    assert response.context["page"].paginator.count == len(plain_deals(0))
+    assert skus_shown(response) == plain_deals(0)[:PER_PAGE]
 
 
 def test_each_facet_part_read_by_its_dates_is_its_share_of_the_whole(rock):

@@ -20,6 +20,7 @@ from bson import ObjectId
 from django.core.cache import caches
 from django.test import Client, override_settings
 
+from catalog.listings import ranking
 from catalog.listings import search as search_module
 from catalog.listings.facets import facet_fields
 from catalog.listings.query import ProductListing
@@ -197,6 +198,9 @@ def searchable(reader):
     make_product("Plain", artist="X", description="Played at night, blue and rock.", sku="S-DESC")
     make_product("Blue Rock", artist="Rock Band", tracks=["Blue"], sku="S-BLUE-ROCK")
     make_product("Knightly", artist="Y", tracks=["Nights"], sku="S-NOT-A-WORD")
+    # the first track holding the word is the third, after one holding it inside a word and
+    # one spanning two lines (a track title is ranked on its own, whatever it holds)
+    make_product("Lines", artist="Z", tracks=["Nightfall", "Late\nnight", "Night"], sku="S-TRACK-LINES")
     for n in range(25):
         make_product(f"Night {n:02d}", artist="Many", sku=f"S-MANY-{n:02d}")
     return reader
@@ -245,6 +249,40 @@ def test_a_cold_search_reads_its_matches_once(searchable):
     # its matches once (ranked and faceted together), then the page's cards by SKU; before,
     # the ranking aggregation and the facets' each read every match
     assert documents_examined(ops, "products") == matches + PER_PAGE
+
+
+def test_a_search_reads_every_match_in_one_reply(reader):
+    # 150 matches, more than a server's first batch (101 documents): no getMore after the read
+    Product.objects.collection.insert_many(
+        [{"sku": f"R-{n:03d}", "skus": [f"R-{n:03d}"], "title": f"Reply {n:03d}", "keywords": ["reply"], "type": "Audio Album",
+          "details": {"artist": "Someone", "tracks": [{"title": "Reply"}]}, "pricing": {"retail": 500}}
+         for n in range(150)])
+    facet_fields()  # outside a request computed each time: read first, to count only the search's
+    with count_operations() as ops:
+        ranked = Product.search.search_ranked(["reply"])
+    assert ranked["total"] == len(ranked["order"]) == 150
+    assert ops.operations.count(("products", "find")) == 1
+    assert ("$cmd", "getMore") not in ops.operations, ops.operations
+
+
+def test_a_search_ranks_a_product_with_one_search_per_field(searchable, monkeypatch):
+    searches = []
+
+    class Counting:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def search(self, text):
+            searches.append(text)
+            return self.pattern.search(text)
+
+    compiled = ranking._compiled
+    monkeypatch.setattr(ranking, "_compiled", lambda words: Counting(compiled(words)))
+    document = Product.objects.collection.find_one({"sku": "S-TRACK-LINES"})
+    assert ranking.rank_document(document, ["night"]) == {
+        "rank": ranking.RANK_TRACK, "matched_tracks": ["Late\nnight"], "matched_people": []}
+    # the title, the artist, and the tracks' titles together (not one search per track)
+    assert len(searches) == 3, searches
 
 
 def test_a_search_shows_an_edit_on_the_next_request(searchable):

@@ -34,6 +34,21 @@ def test_facet_attributes_are_deduplicated_by_code_in_display_order():
     assert ProductType.objects.facet_attributes([]) == []
 
 
+def test_the_facets_of_every_type_build_each_type_once(monkeypatch):
+    from catalog.listings import facets
+
+    built = []
+    from_document = type(ProductType.objects).from_document
+    monkeypatch.setattr(type(ProductType.objects), "from_document",
+                        lambda self, document, *a, **k: built.append(document["name"]) or
+                        from_document(self, document, *a, **k))
+    fields = facets.facet_fields()  # outside a request: computed
+    assert [f["code"] for f in fields] == ["type", "artist", "genre", "format"]
+    assert fields[2]["types"] == ["Audio Album", "Film", "TV Season"] and fields[1]["types"] == ["Audio Album"]
+    # one model per type (before: all of them, then each again per type asked about)
+    assert sorted(built) == ProductType.objects.names()
+
+
 def test_a_stored_product_keeps_the_seeds_document_shape():
     product = make_product("Kind of Blue", artist="Miles Davis", genre=["Jazz"], year=1959, tracks=["So What"])
     document = Product.objects.collection.find_one({"sku": product.sku})

@@ -161,6 +161,24 @@ def test_a_sku_renamed_shows_on_the_next_search_or_deals_page(rock, url):
     assert skus_shown(visit(reader, url)[0])[0] == "R-NEW"
 
 
+def test_a_sku_renamed_then_edited_shows_on_the_next_category_page(rock):
+    """A category page's cards are keyed by the versions of the SKUs its order holds: a SKU
+    changed makes the order read again (``category:``), so a later edit of the product under
+    its new SKU shows too."""
+    reader = Client()
+    url = "/c/rock/?sort=title"
+    for _ in range(3):
+        response, _ = visit(reader, url)
+    first = reader.get(url).content.decode().split('<li class="card">')[1].split('href="/p/')[1].split("/")[0]
+    product = Product.objects.get(sku=first)
+    product.sku = "R-NEW"
+    product.save()
+    for _ in range(3):
+        assert "/p/R-NEW/" in visit(reader, url)[0].content.decode()
+    set_price("R-NEW", 4321)
+    assert "$43.21" in visit(reader, url)[0].content.decode()
+
+
 def test_a_price_edit_after_the_first_visit_of_deals_shows_on_the_second(rock):
     reader = Client()
     visit(reader, "/deals/?min=5")
@@ -199,7 +217,7 @@ def edit_while_reading(monkeypatch, kind, edit):
 @pytest.mark.parametrize("url", ["/c/rock/?sort=price", "/c/rock/?sort=-price"])
 def test_a_price_edit_made_while_the_first_visit_sorts_shows_on_the_second(rock, monkeypatch, url):
     reader = Client()
-    done = edit_while_reading(monkeypatch, "listing-order", lambda: set_price("R-35", 50))
+    done = edit_while_reading(monkeypatch, "page-order", lambda: set_price("R-35", 50))
     before = skus_shown(visit(reader, url)[0])
     assert done and "R-35" not in before[:1]  # read before the edit
     response, second = visit(reader, url)

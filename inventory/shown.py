@@ -26,6 +26,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 PREFIX = "stock-shown:"
+#: The key of the sold-out SKUs as pages show them (``shown_sold_out``).
+SOLD_OUT = PREFIX + "sold-out"
 #: What a SKU without an inventory document is kept as (the cache cannot keep None apart
 #: from a miss).
 NO_RECORD = -1
@@ -90,10 +92,26 @@ def watch():
         _watched.reset(token)
 
 
+def shown_sold_out(read):
+    """The SKUs sold out as pages show them (a listing's "in stock" choice): ``read()`` (a
+    sorted list of str: ``FacetManager``'s read of the inventory), kept
+    ``settings.STOCK_SHOWN_SECONDS`` as one entry, which every stock write forgets
+    (``forget``), as each SKU's. With ``STOCK_SHOWN_SECONDS`` 0 it is ``read()``."""
+    seconds = settings.STOCK_SHOWN_SECONDS
+    if not seconds:
+        return read()
+    kept = cache.get(SOLD_OUT)
+    if kept is None:
+        kept = read()
+        cache.set(SOLD_OUT, kept, seconds)
+    return kept
+
+
 def forget(skus):
-    """Drop the kept entries of ``skus`` (after a write that changed their stock)."""
+    """Drop the kept entries of ``skus`` (after a write that changed their stock), and the
+    sold-out SKUs (``shown_sold_out``)."""
     if settings.STOCK_SHOWN_SECONDS and skus:
-        cache.delete_many([_key(s) for s in skus])
+        cache.delete_many([_key(s) for s in skus] + [SOLD_OUT])
 
 
 def forgets(skus_of):

@@ -3,7 +3,11 @@ issue decade, so that a cold cache (a restarted worker, an emptied cache) reads 
 than counting the category's products again.
 
 ``{_id: "<category id>:<part>", category, part, stamp, total, bands: [[band, n]],
-values: [[code, [[value, n], ...]], ...], counted_at}``. ``part`` is an issue
+values: [[code, [[value, n], ...]], ...], by: [[code, multi, [[value, total, bands,
+values], ...]], ...], counted_at}``; ``by``: the counts of the part's products holding
+each value of a facet of few values (and each price band), which a page with that value
+chosen sums (``FacetPartsMixin.category_choice_counts``), left out of a part that would
+hold more than ``MOST_VALUES_KEPT`` values with them. ``part`` is an issue
 decade of ``catalog/listings/facet_parts.py``; ``stamp`` names what the counts were
 counted at: the facet fields and the versions of the part
 (``faceted:<id>:<part>``, ``relisted:<id>``; ``catalog/store/cache.py``) read *before*
@@ -37,18 +41,49 @@ def _id(category_id, part):
     return f"{category_id}:{part}"
 
 
+def _size(counts):
+    """How many values ``counts`` holds, all facets together, its conditioned counts too."""
+    size = sum(len(v) for v in counts["values"].values())
+    for by in (counts.get("by") or {}).values():
+        size += sum(len(c["values"]) + sum(len(v) for v in c["values"].values()) for c in by["values"].values())
+    return size
+
+
+def _flat(counts):
+    return [counts["total"], sorted(counts["bands"].items()),
+            [[code, sorted(values.items())] for code, values in counts["values"].items()]]
+
+
+def _unflat(flat):
+    total, bands, values = flat
+    return {"total": total, "bands": dict(map(tuple, bands)),
+            "values": {code: dict(map(tuple, found)) for code, found in values}}
+
+
 def _stored(counts, stamp, category_id, part, moment):
     """The document of ``counts`` (``{"total", "values": {code: {value: n}}, "bands": {band:
-    n}}``)."""
+    n}, "by": {code: {"multi", "values": {value: counts}}}}``, ``by`` optional: the
+    conditioned counts of ``catalog/listings/facet_parts.py``, left out when the whole would
+    hold more than ``MOST_VALUES_KEPT`` values)."""
+    by = counts.get("by")
+    if by is not None and _size(counts) > MOST_VALUES_KEPT:
+        by = None
     return {"_id": _id(category_id, part), "category": category_id, "part": str(part), "stamp": stamp,
             "total": counts["total"], "bands": sorted(counts["bands"].items()),
             "values": [[code, sorted(values.items())] for code, values in counts["values"].items()],
+            **({} if by is None else {"by": [[code, c["multi"], [[value, *_flat(n)] for value, n in
+                                                                 sorted(c["values"].items())]]
+                                             for code, c in by.items()]}),
             "counted_at": moment}
 
 
 def _counts(document):
-    return {"total": document["total"], "bands": dict(map(tuple, document["bands"])),
-            "values": {code: dict(map(tuple, values)) for code, values in document["values"]}}
+    found = {"total": document["total"], "bands": dict(map(tuple, document["bands"])),
+             "values": {code: dict(map(tuple, values)) for code, values in document["values"]}}
+    if "by" in document:
+        found["by"] = {code: {"multi": multi, "values": {row[0]: _unflat(row[1:]) for row in rows}}
+                       for code, multi, rows in document["by"]}
+    return found
 
 
 class FacetCountManager(MongoCollectionMixin, models.Manager):

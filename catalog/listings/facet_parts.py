@@ -32,7 +32,7 @@ import datetime
 import hashlib
 
 from catalog.store.cache import UNSET, cached_many, faceted_part_scope, relisted_scope, versions
-from catalog.listings.facets import band_of
+from catalog.listings.facets import PRICE_BANDS, band_of
 from catalog.store.siblings import catalog_model
 
 #: The first and last issue years in a decade's part (a part is named by its decade's first year).
@@ -43,6 +43,14 @@ PARTS = (BEFORE, *range(FIRST_YEAR, LAST_YEAR + 1, 10), AFTER, UNDATED)
 _MILLISECOND = datetime.timedelta(milliseconds=1)
 #: More parts missing than this are counted by one aggregation over the whole category.
 MOST_PARTS_BY_RANGE = 4
+#: A facet of at most this many values in a part has its counts given each value kept too
+#: (``_conditioned``): the counts of a page with one of them chosen, summed from the parts.
+MOST_VALUES_CONDITIONED = 60
+#: The price bands' name among the conditioned counts (the parameter's and the filter's).
+PRICE = "price"
+#: What the kept counts' stamp names besides the facet fields: their form (2: with the
+#: counts given each value), so that parts kept before are counted again.
+KEPT_FORM = 2
 
 
 def issue_part(moment):
@@ -73,15 +81,64 @@ def _empty(fields):
 
 def _add(counts, fields, document):
     """Count ``document`` (a product with its facet fields) into ``counts``."""
+    _add_held(counts, *_held(fields, document))
+
+
+def _held(fields, document):
+    """``(values, band, bands)`` of ``document``: ``{code: set of str}`` of each facet of
+    ``fields``, the band its price is counted in (``band_of``) and the set of the bands whose
+    filter (``facets.band_filter``) it matches (none without a number)."""
+    values = {f["code"]: {v for v in _values_at(document, f["field"].split(".")) if isinstance(v, str)}
+              for f in fields}
+    retail = (document.get("pricing") or {}).get("retail")
+    return values, band_of(retail), set(bands_matched(retail))
+
+
+def bands_matched(cents):
+    """The keys of the price bands whose filter (``facets.band_filter``: ``$gte`` its lowest,
+    ``$lt`` its highest) ``cents`` matches: one for a number, none for anything else."""
+    if not isinstance(cents, (int, float)) or isinstance(cents, bool):
+        return []
+    return [key for key, _label, low, high in PRICE_BANDS if cents >= low and (high is None or cents < high)]
+
+
+def _add_held(counts, values, band, _bands=None, leave_out=None):
+    """Count a product held as ``_held`` gives it into ``counts``, but not its values of the
+    facet ``leave_out`` (a code; ``"price"``: not its band)."""
     counts["total"] += 1
-    band = band_of((document.get("pricing") or {}).get("retail"))
-    if band is not None:
+    if leave_out != PRICE:
         counts["bands"][band] = counts["bands"].get(band, 0) + 1
-    for facet in fields:
-        values = _values_at(document, facet["field"].split("."))
-        for value in {v for v in values if isinstance(v, str)}:
-            slot = counts["values"][facet["code"]]
+    for code, held in values.items():
+        if code == leave_out:
+            continue
+        slot = counts["values"].setdefault(code, {})
+        for value in held:
             slot[value] = slot.get(value, 0) + 1
+
+
+def _conditioned(fields, held):
+    """The counts of a part's products given one value of a facet: ``{code: {"multi": bool,
+    "values": {value: counts}}}`` for the price bands (``"price"``, by the bands' filters)
+    and each facet of at most ``MOST_VALUES_CONDITIONED`` values in the part; ``counts`` as
+    ``_empty``'s, of the products holding that value, without their own facet's counts;
+    ``multi``: some product holds several of the facet's values (so that the counts of two
+    chosen values do not add)."""
+    distinct = {f["code"]: set() for f in fields}
+    for values, _band, _bands in held:
+        for code, found in values.items():
+            distinct[code] |= found
+    codes = [PRICE] + [f["code"] for f in fields if len(distinct[f["code"]]) <= MOST_VALUES_CONDITIONED]
+    by = {}
+    for code in codes:
+        table, multi = {}, False
+        for values, band, bands in held:
+            keys = bands if code == PRICE else values[code]
+            multi = multi or len(keys) > 1
+            for key in keys:
+                slot = table.setdefault(key, {"total": 0, "values": {}, "bands": {}})
+                _add_held(slot, values, band, leave_out=code)
+        by[code] = {"multi": multi, "values": table}
+    return by
 
 
 def _values_at(document, path):
@@ -119,8 +176,26 @@ def _tokens(names):
     return {name: read.get(name, UNSET) for name in names}
 
 
+def _fields_key(fields):
+    """What names the kept counts besides their versions: the facet fields and ``KEPT_FORM``."""
+    return repr(([f["field"] for f in fields], KEPT_FORM))
+
+
 def _stamp(key, tokens):
     return hashlib.sha1(repr((key, tokens)).encode(), usedforsecurity=False).hexdigest()
+
+
+def _sum_into(total, counts):
+    """Add ``counts`` (``_empty``'s form, or None: nothing) to ``total``."""
+    if not counts:
+        return
+    total["total"] += counts["total"]
+    for band, n in counts["bands"].items():
+        total["bands"][band] = total["bands"].get(band, 0) + n
+    for code, values in counts["values"].items():
+        slot = total["values"].setdefault(code, {})
+        for value, n in values.items():
+            slot[value] = slot.get(value, 0) + n
 
 
 class FacetPartsMixin:
@@ -133,30 +208,48 @@ class FacetPartsMixin:
         {value: products}}, "bands": {band key: products}}``. Warm: the cache; cold: one
         read of the kept parts, and for those not current one read of products and one
         write."""
-        key = repr([f["field"] for f in fields])
+        total = _empty(fields)
+        for counts in self._parts(category_id, fields).values():
+            _sum_into(total, counts)
+        return total
+
+    def _parts(self, category_id, fields):
+        """``{(key, part): counts}`` of every part of ``category_id``'s facet counts (cached;
+        cold: ``kept_facet_parts``)."""
+        key = _fields_key(fields)
 
         def count(missing):
             parts = [part for _key, part in missing]
             return {(key, part): counts for part, counts in self.kept_facet_parts(category_id, fields, parts).items()}
 
-        found = cached_many("facet-part", [(key, part) for part in PARTS],
-                            lambda k: part_scope(category_id, k[1]), count, remember=False)
+        return cached_many("facet-part", [(key, part) for part in PARTS],
+                           lambda k: part_scope(category_id, k[1]), count, remember=False)
+
+    def category_choice_counts(self, category_id, fields, code, chosen):
+        """The facet counts of the products listed in ``category_id`` that hold any of
+        ``chosen`` (values of the facet ``code``, or price band keys for ``"price"``), summed
+        from the parts' conditioned counts (``_conditioned``): ``{"total", "values": {code:
+        {value: products}}, "bands"}`` without the facet ``code``'s own counts (nor the bands'
+        for ``"price"``). None when a part has no such counts (a facet of too many values
+        there) or when several values are chosen of a facet some product holds several of (their
+        counts would not add). Warm: the cache; cold: as ``category_facet_counts``."""
+        found = self._parts(category_id, fields)
         total = _empty(fields)
         for counts in found.values():
-            total["total"] += counts["total"]
-            for band, n in counts["bands"].items():
-                total["bands"][band] = total["bands"].get(band, 0) + n
-            for code, values in counts["values"].items():
-                slot = total["values"].setdefault(code, {})
-                for value, n in values.items():
-                    slot[value] = slot.get(value, 0) + n
+            by = (counts.get("by") or {}).get(code)
+            if by is None or (by["multi"] and len(chosen) > 1):
+                return None
+            for value in chosen:
+                _sum_into(total, by["values"].get(value))
+        for slot in (code,):
+            total["values"].pop(slot, None)
         return total
 
     def kept_facet_parts(self, category_id, fields, parts):
         """``{part: counts}`` of ``parts`` of ``category_id``'s facet counts: those kept at
         their current stamp (``FacetCount.objects``: one read), the others counted
         (``_count_parts``: one read of products) and kept (one write)."""
-        key = repr([f["field"] for f in fields])
+        key = _fields_key(fields)
         scopes = {part: part_scope(category_id, part) for part in parts}
         tokens = _tokens(sorted({name for names in scopes.values() for name in names}))
         stamps = {part: _stamp(key, tuple(tokens[n] for n in scopes[part])) for part in parts}
@@ -181,7 +274,7 @@ class FacetPartsMixin:
         """``{part: counts}`` of ``parts`` of ``category_id``'s products: one read of their facet
         fields by issue-date range when few and dated, else of every product listed."""
         projection = {"pricing.retail": 1, "details.issue_date": 1, **{f["field"]: 1 for f in fields}}
-        counts = {part: _empty(fields) for part in parts}
+        held = {part: [] for part in parts}
         if len(parts) <= MOST_PARTS_BY_RANGE and UNDATED not in parts:
             matches = [{"listed_in": category_id, "details.issue_date": part_range(part)} for part in parts]
         else:
@@ -189,6 +282,12 @@ class FacetPartsMixin:
         for match in matches:
             for document in self.read_collection.find(match, projection):
                 part = issue_part((document.get("details") or {}).get("issue_date"))
-                if part in counts:
-                    _add(counts[part], fields, document)
+                if part in held:
+                    held[part].append(_held(fields, document))
+        counts = {}
+        for part, products in held.items():
+            counts[part] = _empty(fields)
+            for values, band, bands in products:
+                _add_held(counts[part], values, band, bands)
+            counts[part]["by"] = _conditioned(fields, products)
         return counts

@@ -188,6 +188,17 @@ def refine(stages, filters, fields):
     return stages + rest
 
 
+class Refined(list):
+    """The ``$match`` filters of a listing narrowed by a choice (``refine``'s list), with what
+    a listing may read its page by (``ListingManager.listing``): ``total`` (the products
+    matching them all, the facet counts' total), ``stages`` (the listing's own filters, the
+    first served by an index) and ``filters`` (the choice's, in order)."""
+
+    def __init__(self, refined, total=None, stages=(), filters=()):
+        super().__init__(refined)
+        self.total, self.stages, self.filters = total, list(stages), list(filters)
+
+
 @dataclass
 class FacetPanel:
     """What ``templates/catalog/_facets.html`` shows: ``groups``, each ``{code, label,
@@ -228,12 +239,16 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     the cache scope of its counts (``catalog.store.cache.facets_scope`` of a category
     page, ``listing_scope`` with a price range, a search's words); ``keep``
     the parameters the facet form carries along unchanged. The returned
-    stages narrow the listing by the choice (``refine``). Costs, when
-    cold: the counts without a choice (one aggregation over the listing's
-    products), with a choice one more, the SKUs sold out when "in stock"
-    is chosen (one read, on every request: stock is never cached), or else the
+    stages narrow the listing by the choice (a ``Refined``: ``refine``'s list with
+    the count of what it matches). Costs, when cold: the counts without a
+    choice (a category's: its kept counts, ``Product.facets.facet_counts``),
+    with a choice in one facet on a category page the kept counts given that
+    choice (``Product.facets.chosen_counts``: no read of products but, for "in
+    stock", the few sold out), with more one aggregation over the listing's
+    products; the SKUs sold out when "in stock" is chosen (one or two reads,
+    kept as the stock shown: ``inventory.shown.shown_sold_out``), or else the
     in-stock count (``Product.facets.in_stock_count``: kept a few seconds).
-    Warm: none, or the sold-out SKUs when "in stock" is chosen.
+    Warm: none (the sold-out SKUs when their kept entry has lapsed).
     """
     prefetch(scope)  # read with the product types' version, the request's first
     fields = facet_fields()
@@ -241,7 +256,15 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
     choice = known(requested(params, fields), everything)
     sold_out = manager.sold_out_skus() if choice.in_stock else ()
     filters = choice_filters(choice, fields, sold_out)
-    counts = manager.facet_counts(stages, fields, filters, scope) if filters else everything
+    counts = everything
+    if filters:
+        # One facet chosen (and "in stock" or not) on a category page: from the kept counts.
+        groups = [*choice.values.items(), *((("price", choice.bands),) if choice.bands else ())]
+        counts = manager.chosen_counts(stages, fields, groups[0] if groups else None, everything,
+                                       list(sold_out) if choice.in_stock else None, scope) \
+            if len(groups) <= 1 else None
+        if counts is None:
+            counts = manager.facet_counts(stages, fields, filters, scope)
     if choice.in_stock:
         in_stock = counts["total"]
     else:
@@ -262,4 +285,4 @@ def facet_panel(params, stages, manager, scope, keep=("sort", "q", "min_price", 
         variant_options={f["code"]: choice.values[f["code"]] for f in fields
                          if f["code"] in choice.values and f["field"].startswith("variants.")},
     )
-    return panel, refine(stages, filters, fields)
+    return panel, Refined(refine(stages, filters, fields), counts["total"], stages, list(filters.values()))

@@ -40,11 +40,11 @@ from django.db import models
 from core import clock
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import (ISSUED, PRODUCTS, cached, category_scope, listing_scope, order_scope,
-                                 prices_family, prices_scope, product_scope)
+from catalog.store.cache import (ISSUED, PRODUCTS, cached, category_scope, faceted_scope,
+                                 listing_scope, order_scope, prices_family, prices_scope, product_scope)
 from catalog.listings.cards import CardList
 from catalog.listings.query import (CARD_FIELD_NAMES, CARD_FIELDS, DEFAULT_SORT, SORTS, CountedListing, DealsListing,
-                                    ProductListing, ProductQuery, category_match, page_hint)
+                                    FacetedListing, ProductListing, ProductQuery, category_match, page_hint)
 from catalog.listings.deals import MOST_PCT_SAVINGS, DealsMixin
 from catalog.listings.ranking import what_matched
 from catalog.products.variants import sellable_skus
@@ -221,6 +221,13 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         """
         category_ids = list(category_ids)
         scope = listing_scope(category_ids)
+        total = getattr(refined, "total", None)
+        if refined and total is not None and sort == DEFAULT_SORT and len(category_ids) == 1 \
+                and min_cents is None and max_cents is None and len(refined.stages) == 1:
+            # Narrowed by facets, newest first: the count is the facet counts' (kept), the page
+            # read as the category's is (windows of issue dates), narrowed by the choice.
+            return FacetedListing(self, refined, total, scope=scope, order=self.faceted_order_scope(category_ids),
+                                  variant_options=variant_options)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
                                   scope=scope, variant_options=variant_options)
@@ -236,6 +243,15 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         return ProductListing(self, match, SORTS[sort], page_hint=page_hint(page, per_page), scope=scope)
 
     @staticmethod
+    def faceted_order_scope(category_ids):
+        """``(scope, None, None)`` of the newest-first order of a listing of ``category_ids``
+        narrowed by facets (``ordered_cards``): which products the categories list, their issue
+        dates and what their facets hold (``faceted:``: type, facet price band, details,
+        variants' options). The "in stock" choice is in its key (the sold-out SKUs)."""
+        return (category_scope(category_ids) + order_scope(category_ids, "issued")
+                + faceted_scope(category_ids), None, None)
+
+    @staticmethod
     def order_scope(category_ids, sort):
         """``(scope, shown, family)`` of the order of a listing of ``category_ids`` sorted by
         ``sort`` (see the module docstring), for ``ordered_cards``: sorted by price, ``shown``
@@ -249,7 +265,7 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         field = {"title": "title", "newest": "issued"}[sort]
         return scope + order_scope(category_ids, field), None, None
 
-    def ordered_cards(self, key, read_order, scope, order):
+    def ordered_cards(self, key, read_order, scope, order, variant_options=None):
         """A page of a listing read in two layers (see the module docstring), as cards with
         their availability (a ``CardList``).
 
@@ -260,7 +276,8 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         another product of the category leaves them warm); ``order``: ``(scope, shown,
         family)`` of the order (``order_scope``). Warm: no round trip for the page; cards
         cold: one read of the page's products by ``_id``; the order cold too:
-        ``read_order``'s. Then the stock of the cards (one read)."""
+        ``read_order``'s. Then the stock of the cards (one read). ``variant_options``: as
+        ``CardList``'s."""
         order_scope_, shown, family = order
         ordered = cached("page-order", key, read_order, order_scope_, shown, family)
         ids = [d["_id"] for d in ordered]
@@ -275,27 +292,32 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         # names the SKUs whose versions key its cards.
         documents = cached("listing-cards", (key, tuple(ids)), read_cards,
                            (*scope, *order_scope_, *product_scope(d.get("sku") for d in ordered)))
-        return CardList(self.with_availability(documents), self.card_from_document)
+        return CardList(self.with_availability(documents), self.card_from_document, variant_options)
 
-    def sorted_page(self, match, sort, start, stop, scope, order, kept=False):
+    def sorted_page(self, match, sort, start, stop, scope, order, kept=False, narrowed=(), variant_options=None):
         """The products ``[start:stop]`` (``stop`` None: to the end) of those matching
-        ``match`` in the order ``sort`` (a list of ``(field, direction)``), read in two layers
+        ``match`` and then each filter of ``narrowed`` (further ``$match`` stages: a facet
+        choice's) in the order ``sort`` (a list of ``(field, direction)``), read in two layers
         (``ordered_cards``: the order is one aggregation, match, sort, skip, limit).
-        ``kept``: a page of one category sorted by price or title reads its order from the
-        chunks its kept order counts name (``kept_order``) when they can, not from a sort of
-        every product of the category."""
+        ``kept``: a page of one category sorted by price or title, nothing narrowed, reads its
+        order from the chunks its kept order counts name (``kept_order``) when they can, not
+        from a sort of every product of the category."""
+        narrowed = list(narrowed)
+
         def read_order():
-            if kept:
+            if kept and not narrowed:
                 documents = self.kept_order(match, sort, start, stop)
                 if documents is not None:
                     return documents
-            pipeline = [{"$match": match}, {"$sort": dict(sort)}, {"$skip": start}]
+            pipeline = [{"$match": match}, *({"$match": f} for f in narrowed), {"$sort": dict(sort)},
+                        {"$skip": start}]
             if stop is not None:
                 pipeline.append({"$limit": max(stop - start, 1)})
             pipeline.append({"$project": ORDER_FIELDS})
             return list(self.read_collection.aggregate(pipeline))
 
-        return self.ordered_cards(("sorted", match, sort, start, stop), read_order, scope, order)
+        key = ("sorted", match, sort, start, stop, *((narrowed,) if narrowed else ()))
+        return self.ordered_cards(key, read_order, scope, order, variant_options)
 
     def kept_order(self, match, sort, start, stop):
         """The products ``[start:stop]`` (``ORDER_FIELDS``, in order) of the category ``match``
@@ -342,7 +364,8 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         documents = list(self.read_collection.aggregate(pipeline))
         return documents if len(documents) == min(stop, total) - start else None
 
-    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False):
+    def newest_page(self, match, start, stop, scope, shown=None, order=None, stock=True, by_sku=False,
+                    narrowed=(), variant_options=None):
         """The products ``[start:stop]`` of those matching ``match``, newest first (``SORTS['newest']``),
         as cards with their availability (a ``CardList``).
 
@@ -366,10 +389,16 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         cold), so it is kept from its first request; such a list from its first product (the
         home page's) keeps where it ended (``NewestWindow.objects``: one read and, when it
         moved, one write, when cold) and reads from there first: one window of about the
-        products it shows rather than windows from 90 days before now.
+        products it shows rather than windows from 90 days before now. ``narrowed``: further
+        filters (a facet choice's), each a ``$match`` after the window's, so that the window's
+        alone is served by the index (local-server difference 14 in
+        docs/local-server-differences.md; a real MongoDB merges them); a window then holds the
+        page once ``stop`` of its products match them all. ``variant_options``: as
+        ``CardList``'s (with ``order``).
         """
+        narrowed = list(narrowed)
         # The home page's lists (by SKU, from the first product) keep where they ended.
-        keep_window = by_sku and start == 0 and order is None
+        keep_window = by_sku and start == 0 and order is None and not narrowed
 
         def read(projection):
             key = window_key(match, start, stop) if keep_window else None
@@ -387,7 +416,7 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
             while documents is None:
                 since = now - datetime.timedelta(days=days)
                 bound = {"$gte": since} if since.year >= 1900 else None
-                documents = self._newest_window(match, bound, start, stop, projection)
+                documents = self._newest_window(match, bound, start, stop, projection, narrowed)
                 if len(documents) < stop - start and bound is not None:
                     documents, days = None, days * 4
             last = (documents[-1].get("details") or {}).get("issue_date") if documents else None
@@ -396,7 +425,8 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
             return [_without_issue_date(d, projection) for d in documents]
 
         if order is not None:
-            return self.ordered_cards(("newest", match, start, stop), lambda: read(ORDER_FIELDS), scope, order)
+            key = ("newest", match, start, stop, *((narrowed,) if narrowed else ()))
+            return self.ordered_cards(key, lambda: read(ORDER_FIELDS), scope, order, variant_options)
         if by_sku:
             documents = self._cards_of_order(cached("newest_page", (match, start, stop, "by sku"),
                                                     lambda: read({"sku": 1}), scope))
@@ -406,12 +436,14 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
             return CardList(documents, self.card_from_document)
         return CardList(self.with_availability(documents), self.card_from_document)
 
-    def _newest_window(self, match, issued, start, stop, projection):
+    def _newest_window(self, match, issued, start, stop, projection, narrowed=()):
         """The products ``[start:stop]`` of those matching ``match`` and issued within ``issued``
-        (a ``$match`` condition on ``details.issue_date``, None: any), newest first, with
-        ``projection`` and their issue date: one aggregation."""
+        (a ``$match`` condition on ``details.issue_date``, None: any), then each filter of
+        ``narrowed`` (a ``$match`` stage each), newest first, with ``projection`` and their
+        issue date: one aggregation."""
         window = {**match, "details.issue_date": issued} if issued is not None else match
-        pipeline = [{"$match": window}, {"$sort": dict(SORTS["newest"])}, {"$skip": start},
+        pipeline = [{"$match": window}, *({"$match": f} for f in narrowed), {"$sort": dict(SORTS["newest"])},
+                    {"$skip": start},
                     {"$limit": max(stop - start, 1)}, {"$project": {**projection, "details.issue_date": 1}}]
         return list(self.read_collection.aggregate(pipeline))
 

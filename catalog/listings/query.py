@@ -234,6 +234,34 @@ class CountedListing(ProductQuery):
                                         kept=WINDOWED_FROM < self._total)
 
 
+class FacetedListing(CountedListing):
+    """A category page narrowed by facets, newest first: its count known (``total``: the facet
+    counts' total, kept: ``FacetManager.chosen_counts``), its page read alone in two layers
+    (``ListingManager.ordered_cards``, the order under ``faceted_order_scope``).
+
+    ``refined`` is ``facet_panel``'s ``Refined``: the category's filter (its ``stages``) and
+    the choice's (``filters``). A page of a listing of more than ``WINDOWED_FROM`` products
+    that ends before its last takes its order from windows of issue dates on the category's
+    index, each narrowed by the choice (``ListingManager.newest_page``), so it examines about
+    the products issued since the page's oldest rather than every match; any other page
+    sorts every match (``refined``, the first chosen facet's index serving it where it has
+    one: an artist's few products), as ``ProductListing`` did.
+    """
+
+    def __init__(self, manager, refined, total, scope=("products",), order=((), None, None), variant_options=None):
+        super().__init__(manager, refined.stages[0], SORTS[DEFAULT_SORT], total, newest_first=True, scope=scope,
+                         order=order)
+        self.refined, self.filters = list(refined), list(refined.filters)
+        self.variant_options = dict(variant_options or {})
+
+    def _read_page(self, start, stop):
+        if stop is not None and WINDOWED_FROM < self._total and stop < self._total:
+            return self.manager.newest_page(self.match, start, stop, self.scope, order=self.order,
+                                            narrowed=self.filters, variant_options=self.variant_options)
+        return self.manager.sorted_page(self.refined[0], self.sort, start, stop, self.scope, self.order,
+                                        narrowed=self.refined[1:], variant_options=self.variant_options)
+
+
 class DealsListing(ProductQuery):
     """Products saving more than ``threshold`` percent, biggest saving first, then by ``_id``
     (the "Product Catalog" use case's "sorted by percentage discount descending").

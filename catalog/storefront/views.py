@@ -72,9 +72,9 @@ def category(request, slug):
     page = paginate(listing, number, per_page)
     crumbs = category_crumbs(node)
     # Kept whole for a query the page would spell itself (its sort, its page, its price range
-    # as normalized, the facets chosen); never with "in stock" chosen (the sold-out SKUs are
-    # read on every request) nor an invalid range (a 400).
-    keep = price_form.is_valid() and not facets.in_stock["chosen"] and understood(request.GET, {
+    # as normalized, the facets chosen, "in stock": served while the sold-out SKUs it left out
+    # are kept unchanged, ``FacetManager.sold_out_skus``); never an invalid range (a 400).
+    keep = price_form.is_valid() and understood(request.GET, {
         ("sort", sort), ("page", str(page.number)), *facets.params, *price_form.data.items()})
     return render_page(request, "catalog/category.html", {
         "category": node,
@@ -243,7 +243,7 @@ def search(request):
     results = Product.search.search(q, page=page_number(request), per_page=settings.CATALOG_PAGE_SIZE,
                                     sort=sort, refined=refined, variant_options=variant_options)
     facets = context.get("facets")
-    if facets is not None and facets.in_stock["chosen"]:  # the sold-out SKUs: read on every request
+    if facets is not None and facets.in_stock["chosen"]:  # not kept whole (a category page is)
         return _product_list(request, results, context)
     return _product_list(request, results, context, accepted={
         ("q", q), ("sort", sort), *(facets.params if facets is not None else ())})

@@ -77,6 +77,10 @@ def test_kept_counts_follow_every_write_that_changes_them(shelf):
         caches["default"].clear()
         assert_counts_are_plain("/c/music/", base, {})
         assert_counts_are_plain("/c/music/", base, {"genre": ["Rock"]})
+        # the counts given a choice (the parts' ``by``), with "in stock" taken away live
+        assert_counts_are_plain("/c/music/", base, {"price": ["5-10", "20-"]})
+        assert_counts_are_plain("/c/music/", base, {"artist": ["Miles"], "in_stock": True})
+        assert_counts_are_plain("/c/music/", base, {"genre": ["Jazz", "Rock"]})
 
 
 def _edit(sku, genre=None, list_cents=None, issue_year=None):

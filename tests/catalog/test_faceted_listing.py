@@ -21,6 +21,7 @@ from core.mongo import get_collection
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
 from tests.catalog.test_facets import assert_counts_are_plain, conditions
+from tests.support.database import built_once
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
 
@@ -31,9 +32,14 @@ PAGE_SIZE = 4
 def catalog(settings, monkeypatch):
     """A generated catalog of 300 albums in 110 categories (about 30 in ``top-0``), made more
     varied (a few with two genres, prices in every band, a few sold out), pages of 4 products
-    and the windows of issue dates from 8 products (``WINDOWED_FROM``, 200 in the shop)."""
+    and the windows of issue dates from 8 products (``WINDOWED_FROM``, 200 in the shop); built
+    once per test process (``built_once``)."""
     settings.CATALOG_PAGE_SIZE = PAGE_SIZE
     monkeypatch.setattr(query, "WINDOWED_FROM", 8)
+    return built_once("faceted-listing", _build_catalog)
+
+
+def _build_catalog():
     populate(300, categories=110, stock=3, seed=17)
     top = Category.objects.get_by_slug("top-0")
     skus = [d["sku"] for d in get_collection("products").find({"listed_in": top.pk}, {"sku": 1}).sort("sku", 1)]

@@ -19,6 +19,7 @@ from core.mongo import get_collection
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
 from tests.security.conftest import HOSTILE_VALUES
+from tests.support.database import built_once
 from tests.support.products import make_product
 
 # The bands written out again (not from catalog.listings.facets), in cents.
@@ -88,7 +89,11 @@ def assert_counts_are_plain(url, base, chosen, client=None, extra=None, plain=pl
 def generated():
     """A generated catalog of 150 albums in 110 categories, made more varied: a third of the
     top category's albums get two genres out of all, a few a price in each band, a few are
-    sold out, and one is a TV season."""
+    sold out, and one is a TV season. Built once per test process (``built_once``)."""
+    return built_once("facets-generated", _build_generated)
+
+
+def _build_generated():
     populate(150, categories=110, stock=3, seed=11)
     top = Category.objects.get_by_slug("top-0")
     skus = [d["sku"] for d in get_collection("products").find({"listed_in": top.pk}, {"sku": 1}).sort("sku", 1)]

@@ -16,6 +16,7 @@ from catalog.models import Category, OrderCount, Pricing, Product
 from catalog.transfer.generate import populate
 from core.mongo.counter import count_operations
 from inventory.models import Inventory
+from tests.support.database import built_once
 from tests.support.examined import documents_examined
 from tests.support.products import make_product, set_price
 
@@ -44,10 +45,14 @@ def album(n, category):
 @pytest.fixture
 def tree(make_tree, settings):
     """Music > Rock > Metal, Music > Jazz, Video; ``LISTED`` albums listed in Rock; the
-    reader's own cache, empty."""
-    tree = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}, "Video": {}})
-    Product.writes.sync([album(n, tree["Rock"] if n % 5 == 0 else tree["Metal"]) for n in range(LISTED)])
-    Inventory.objects.ensure_stock([f"OC-{n:03d}" for n in range(LISTED)], 5)
+    reader's own cache, empty. Built once per test process (``built_once``)."""
+    def build():
+        tree = make_tree({"Music": {"Rock": {"Metal": {}}, "Jazz": {}}, "Video": {}})
+        Product.writes.sync([album(n, tree["Rock"] if n % 5 == 0 else tree["Metal"]) for n in range(LISTED)])
+        Inventory.objects.ensure_stock([f"OC-{n:03d}" for n in range(LISTED)], 5)
+        return tree
+
+    tree = built_once("order-counts", build)
     cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "order-counts"}}
     with override_settings(CACHES=cache):
         caches["default"].clear()

@@ -18,8 +18,7 @@ counts and the listing's extra filters together for a view.
 
 from dataclasses import dataclass, field
 
-from catalog.products.attributes import attr
-from catalog.products.type_manager import first_facet_attributes
+from catalog.products.attributes import attr, first_facet_attributes
 from catalog.store.siblings import catalog_model
 from catalog.store.cache import cached, prefetch
 

@@ -233,3 +233,16 @@ def clean_variant_options(product_type, options):
     that is not a variant attribute of the type.
     """
     return _clean(product_type.variant_attributes, options, unknown="a variant attribute")
+
+
+def first_facet_attributes(types):
+    """The facet attributes of ``types`` (``{name: ProductType}``, built), deduplicated by code
+    (the first type's wins), in display order (the types' in name order, each type's
+    attributes in its order): a list of ``Attribute``."""
+    seen, found = set(), []
+    for _name, product_type in sorted(types.items()):
+        for attribute in product_type.facet_attributes:
+            if attribute.code not in seen:
+                seen.add(attribute.code)
+                found.append(attribute)
+    return found

@@ -27,19 +27,7 @@ from core.mongo.collections import MongoCollectionMixin
 from catalog.store.cache import cached
 from catalog.store import writes as catalog_writes
 from catalog.store.siblings import catalog_model
-
-
-def first_facet_attributes(types):
-    """The facet attributes of ``types`` (``{name: ProductType}``, built), deduplicated by code
-    (the first type's wins), in display order (the types' in name order, each type's
-    attributes in its order): a list of ``Attribute``."""
-    seen, found = set(), []
-    for _name, product_type in sorted(types.items()):
-        for attribute in product_type.facet_attributes:
-            if attribute.code not in seen:
-                seen.add(attribute.code)
-                found.append(attribute)
-    return found
+from catalog.products.attributes import first_facet_attributes
 
 
 class ProductTypeManager(MongoCollectionMixin, models.Manager):

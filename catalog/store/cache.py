@@ -345,13 +345,14 @@ def open_scope(read_versions, page=None, read_family=None):
                        "read_family": read_family, "families": {}})
 
 
-def close_scope(token):
+def close_scope(token, answered=True):
     """Close the scope ``open_scope`` opened (``token`` is what it returned); when the request
     read versions after its first read, remember all it read for its page, so that the next
-    request of the page reads them in one round trip."""
+    request of the page reads them in one round trip. ``answered`` False (an error or a
+    refused request: a hostile query string) remembers nothing for it."""
     state = _scope.get()
     try:
-        if state and state["wanted"] and state["page"] is not None:
+        if answered and state and state["wanted"] and state["page"] is not None:
             names = ({*state["tokens"], *state["wanted"]} - set(BASE) - state.get("transient", set()))
             remember("page-scopes", state["page"], tuple(sorted(names)))
     finally:

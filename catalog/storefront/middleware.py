@@ -15,7 +15,10 @@ class CatalogVersionMiddleware:
 
     def __call__(self, request):
         token = open_scope(CatalogVersion.objects.tokens, request.get_full_path(), CatalogVersion.objects.family)
+        response = None
         try:
-            return self.get_response(request)
+            response = self.get_response(request)
+            return response
         finally:
-            close_scope(token)
+            # A refused request (4xx) or a failed one leaves no hint of its path in the cache.
+            close_scope(token, answered=response is not None and response.status_code < 400)

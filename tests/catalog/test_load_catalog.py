@@ -1,4 +1,9 @@
-"""load_catalog: the Chinook demo catalog as categories and products, idempotent."""
+"""load_catalog: the Chinook demo catalog as categories and products, idempotent.
+
+A test that only needs the catalog loaded before it asks for ``chinook`` (the documents
+``load_catalog`` wrote once for this test process: tests/support/database.py), not a load
+of its own (about 7 s on the local server); the first two and the last tests load it
+themselves."""
 
 import datetime
 from io import StringIO
@@ -32,8 +37,8 @@ def test_loads_the_chinook_catalog():
     assert Product.objects.filter(type="Audio Album").count() == 335
 
 
+@pytest.mark.usefixtures("chinook")
 def test_a_second_run_changes_nothing():
-    load()
     before = list(mongo.get_collection("products").find({}).sort("sku"))
     output = load()
     assert counts() == (len(chinook.GENRE_TREE), 347)
@@ -42,23 +47,23 @@ def test_a_second_run_changes_nothing():
     assert list(mongo.get_collection("products").find({}).sort("sku")) == before
 
 
+@pytest.mark.usefixtures("chinook")
 def test_a_changed_product_is_restored():
-    load()
     mongo.get_collection("products").update_one({"sku": "CHK-0001"}, {"$set": {"title": "Oops"}})
     assert "0 created, 1 updated, 346 unchanged" in load()
     assert Product.objects.get_by_sku("CHK-0001").title == "For Those About To Rock We Salute You"
 
 
+@pytest.mark.usefixtures("chinook")
 def test_reset_starts_over():
-    load()
     Category.writes.create_category("Staff pick")
     output = load("--reset")
     assert "deleted 31 categories and 347 products" in output
     assert counts() == (len(chinook.GENRE_TREE), 347)
 
 
+@pytest.mark.usefixtures("chinook")
 def test_genres_become_a_tree():
-    load()
     assert [c["name"] for c in Category.objects.breadcrumbs("heavy-metal")] == [
         "Music", "Rock", "Metal", "Heavy Metal"
     ]
@@ -66,8 +71,8 @@ def test_genres_become_a_tree():
     assert [c.name for c in Category.objects.top_level()] == ["Music", "Video"]
 
 
+@pytest.mark.usefixtures("chinook")
 def test_an_album_becomes_a_product():
-    load()
     album = Product.objects.get_by_sku("CHK-0001")
     assert album.title == "For Those About To Rock We Salute You"
     assert album.type == "Audio Album"
@@ -84,8 +89,8 @@ def test_an_album_becomes_a_product():
     assert album.details["issue_date"] == datetime.datetime(2021, 1, 2, tzinfo=datetime.UTC)
 
 
+@pytest.mark.usefixtures("chinook")
 def test_a_tv_season_is_its_own_type():
-    load()
     season = Product.objects.get_by_sku("CHK-0229")
     assert season.title == "Lost, Season 3"
     assert season.type == "TV Season"

@@ -27,10 +27,9 @@ document): it is counted on every cold read.
 
 from django.db import models
 from pymongo import ReplaceOne
-from pymongo.errors import BulkWriteError
 
 from core import clock
-from core.mongo import only_duplicate_keys
+from core.mongo import keep_first_of_racing_upserts
 from core.mongo.collections import MongoCollectionMixin
 
 #: A part whose facets hold more values than this, all facets together, is not kept.
@@ -115,13 +114,7 @@ class FacetCountManager(MongoCollectionMixin, models.Manager):
                              upsert=True)
                   for part, (stamp, counts) in counted.items()
                   if sum(len(v) for v in counts["values"].values()) <= MOST_VALUES_KEPT]
-        if not writes:
-            return
-        try:
-            self.collection.bulk_write(writes, ordered=False)
-        except BulkWriteError as error:  # two first upserts of one part at once: the other's kept
-            if not only_duplicate_keys(error):
-                raise
+        keep_first_of_racing_upserts(self.collection, writes)
 
     def forget_all(self):
         """Forget every kept count (every product deleted, or a product type changed): the next

@@ -28,10 +28,9 @@ The epoch is not in the stamp: an epoch bump cools the cache, not these.
 
 from django.db import models
 from pymongo import ReplaceOne
-from pymongo.errors import BulkWriteError
 
 from core import clock
-from core.mongo import only_duplicate_keys
+from core.mongo import keep_first_of_racing_upserts
 from core.mongo.collections import MongoCollectionMixin
 
 
@@ -67,13 +66,7 @@ class SavingsCountManager(MongoCollectionMixin, models.Manager):
                                                  "parts": dict(values.get("parts") or {}),
                                                  "counted_at": moment}, upsert=True)
                   for pct, (stamp_, values) in counted.items()]
-        if not writes:
-            return
-        try:
-            self.collection.bulk_write(writes, ordered=False)
-        except BulkWriteError as error:  # two first upserts of one saving at once: the other's kept
-            if not only_duplicate_keys(error):
-                raise
+        keep_first_of_racing_upserts(self.collection, writes)
 
     def forget_all(self):
         """Forget every kept count (every product deleted): the next deals page counts again."""

@@ -20,6 +20,23 @@ def only_duplicate_keys(error):
     return all(e.get("code") == DUPLICATE_KEY for e in error.details.get("writeErrors", []))
 
 
+def keep_first_of_racing_upserts(collection, writes):
+    """Run ``writes`` (upserts, e.g. ``ReplaceOne(..., upsert=True)``) on ``collection`` as one
+    unordered ``bulk_write`` (none for no writes). A write that loses to a document another
+    writer inserted at the same moment (a duplicate key: two first upserts of one ``_id``)
+    leaves that document as it is: for kept counts, where both writers counted at a stamp read
+    before they counted. Re-raises a ``BulkWriteError`` with any other error."""
+    from pymongo.errors import BulkWriteError
+
+    if not writes:
+        return
+    try:
+        collection.bulk_write(writes, ordered=False)
+    except BulkWriteError as error:
+        if not only_duplicate_keys(error):
+            raise
+
+
 def engine(alias="default"):
     """Return ``"local"`` (the shop's own SecantusDB server) or ``"mongodb"`` (``MONGODB_URI``)."""
     from django.db import connections

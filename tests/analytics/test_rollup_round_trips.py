@@ -10,7 +10,8 @@ from analytics.periods import LEVELS
 from core.mongo import get_collection
 from core.mongo.counter import count_operations
 
-from tests.analytics.test_rollups import SALES, add_sales, add_funnel_events, at, figures, shop, snapshot  # noqa: F401 - fixture
+from tests.analytics.test_rollups import (SALES, add_sales, add_funnel_events, assert_rolled_up_from_nothing_the_same,  # noqa: F401 - fixture
+                                         at, figures, shop, snapshot)
 
 
 def spread(count, start, hours):
@@ -240,12 +241,7 @@ def test_a_crash_between_the_hourly_and_the_daily_writes_is_redone(shop, monkeyp
     assert RollupProgress.objects.progress()["pending"] is not None
     monkeypatch.undo()
     RollupProgress.objects.rollup()
-    recovered = snapshot()
-    for level in LEVELS:
-        get_collection(level.collection).delete_many({})
-    get_collection("stats.progress").delete_many({})
-    RollupProgress.objects.rollup()
-    assert recovered == snapshot()
+    assert_rolled_up_from_nothing_the_same(snapshot())
     assert figures("daily", "store", at(2021, 4, 2)) == (3500, 2, 4)
 
 

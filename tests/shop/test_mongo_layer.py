@@ -213,3 +213,19 @@ def test_staff_without_superuser_rights_use_the_admin(client, django_user_model)
     client.force_login(user)
     assert client.get("/admin/catalog/product/").status_code == 200
     assert client.get("/admin/catalog/category/").status_code == 403
+
+
+def test_racing_upserts_keep_the_first_document_and_the_rest_are_written(probe):
+    from pymongo import ReplaceOne
+
+    probe.create_index("key", unique=True)
+    probe.insert_one({"_id": 1, "key": "a", "by": "the other reader"})
+    # A second writer's upsert of "a" (under another _id) loses to the first; its other writes stand.
+    mongo.keep_first_of_racing_upserts(probe, [
+        ReplaceOne({"_id": 2}, {"_id": 2, "key": "a", "by": "this reader"}, upsert=True),
+        ReplaceOne({"_id": 3}, {"_id": 3, "key": "b", "by": "this reader"}, upsert=True),
+    ])
+    assert {d["key"]: d["by"] for d in probe.find({})} == {"a": "the other reader", "b": "this reader"}
+    with count_operations() as ops:
+        mongo.keep_first_of_racing_upserts(probe, [])  # nothing to write: no round trip
+    assert ops.total == 0

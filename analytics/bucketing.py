@@ -153,6 +153,57 @@ def level_buckets(unit, sources):
     return buckets
 
 
+def complete_periods(unit, day_ranges):
+    """The starts (aware UTC) of the ``unit`` periods lying whole inside one of ``day_ranges``
+    (``(start, end)`` pairs of whole days, aware UTC), as a set."""
+    starts = set()
+    for start, end in day_ranges:
+        period = period_start(unit, start)
+        if period < start:
+            period = period_end(unit, period)
+        while period_end(unit, period) <= end:
+            starts.add(period)
+            period = period_end(unit, period)
+    return starts
+
+
+def incomplete_ranges(unit, start, end, complete):
+    """The ``(start, end)`` runs of ``unit`` periods from ``start`` to ``end`` (period starts, aware
+    UTC) whose starts are not in ``complete``, in order."""
+    runs, period = [], start
+    while period < end:
+        following = period_end(unit, period)
+        if period not in complete:
+            if runs and runs[-1][1] == period:
+                runs[-1][1] = following
+            else:
+                runs.append([period, following])
+        period = following
+    return [tuple(run) for run in runs]
+
+
+def carry_days(carried, unit, complete, day_buckets):
+    """Add the daily ``day_buckets`` (``{(k, day start): [kind, ref, *measures]}``) of the periods in
+    ``complete`` into ``carried`` (``{period start: {k: [kind, ref, *measures]}}``, changed in
+    place), each to the ``unit`` period holding its day; days of other periods are left out.
+    A period's buckets are whole once every day of it has been added."""
+    starts = {}
+    for (key, day), (kind, ref, *measures) in day_buckets.items():
+        start = starts.get(day)
+        if start is None:
+            start = starts[day] = period_start(unit, day)
+        if start not in complete:
+            continue
+        period = carried.get(start)
+        if period is None:
+            period = carried[start] = {}
+        bucket = period.get(key)
+        if bucket is None:
+            period[key] = [kind, ref, *measures]
+        else:
+            bucket[2:] = map(add, bucket[2:], measures)
+
+
 def bucket_documents(buckets):
     """The stored form of ``buckets``: ``{_id: "<k>|<ISO start>Z", k, d, kind, ref, *MEASURES, mean}``."""
     for (key, d), (kind, ref, *measures) in buckets.items():

@@ -165,9 +165,9 @@ def test_a_run_rolls_up_only_what_was_recorded_since_the_last_one(shop, monkeypa
     written = []
     original = RollupManager.roll_level
 
-    def spy(self, level, ranges):
+    def spy(self, level, ranges, **options):
         written.append((level.name, ranges))
-        return original(self, level, ranges)
+        return original(self, level, ranges, **options)
 
     monkeypatch.setattr(RollupManager, "roll_level", spy)
     report = RollupProgress.objects.rollup()
@@ -211,8 +211,8 @@ def test_a_crash_after_any_level_then_a_rerun_gives_the_figures_of_a_clean_run(s
     add_sales(SALES[4:] + [(at(2020, 12, 30, 8), "B", 1, 1500)], prefix="more")
     original = RollupManager.roll_level
 
-    def crashing(self, level, ranges):
-        original(self, level, ranges)
+    def crashing(self, level, ranges, **options):
+        original(self, level, ranges, **options)
         if level.name == crash_after:
             raise Crash(level.name)
 

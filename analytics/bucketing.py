@@ -27,7 +27,7 @@ key and period (``bucket_documents``); ``source_measures`` reads either.
 """
 
 import datetime
-from operator import add
+from operator import add, itemgetter
 
 from .periods import period_end, period_start
 from .pipelines import MEASURES, ORDER_REF_PREFIX
@@ -213,17 +213,29 @@ def bucket_documents(buckets):
         yield document
 
 
-def day_documents(buckets):
+def day_documents(buckets, sums=None):
     """The stored form of hourly ``buckets`` (``hourly_buckets``' map): one document per key and
     UTC day, ``{_id: "<k>|<ISO day>Z", k, d: the day (aware UTC), kind, ref, hours: [{h: hour of
-    the day 0..23, *MEASURES, mean}, ...]}``, the hours in order. Returns a list."""
-    days = {}
-    for (key, hour), (kind, ref, *measures) in sorted(buckets.items(), key=lambda item: (item[0][0], item[0][1])):
-        day = period_start("day", hour)
+    the day 0..23, *MEASURES, mean}, ...]}``, the hours in order. Returns a list.
+
+    ``sums``, when given (a dict), is filled with the documents' daily buckets, ``{(k, day
+    start): [kind, ref, *measures]}`` summed from their hours as they are built: what
+    ``level_buckets("day", documents)`` returns, without a second pass over the hours.
+    """
+    days, day_of = {}, {}
+    for (key, hour), (kind, ref, *measures) in sorted(buckets.items(), key=itemgetter(0)):
+        day = day_of.get(hour)
+        if day is None:
+            day = day_of[hour] = period_start("day", hour)
         document = days.get((key, day))
         if document is None:
             document = days[(key, day)] = {"_id": f"{key}|{day:%Y-%m-%dT%H:%M:%SZ}", "k": key, "d": day,
                                            "kind": kind, "ref": ref, "hours": []}
+            if sums is not None:
+                sums[(key, day)] = [kind, ref, *measures]
+        elif sums is not None:
+            bucket = sums[(key, day)]
+            bucket[2:] = map(add, bucket[2:], measures)
         entry = {"h": hour.hour, **dict(zip(MEASURES, measures))}
         entry["mean"] = entry["total"] / entry["count"] if entry["count"] else 0
         document["hours"].append(entry)

@@ -89,8 +89,40 @@ class PhaseListener(monitoring.CommandListener):
 LISTENER = PhaseListener()
 monitoring.register(LISTENER)
 
-#: Variants to alternate: name -> a function that sets the code up (module attributes) for a run.
-VARIANTS = {"main": lambda: None}
+def _main_bounds(self, after, until):
+    """``touched_hours`` of a first run before 2026-11-29 (rollup42): an existence check and the
+    first and the last ``ts`` by finds sorted with a limit."""
+    from pymongo import ASCENDING, DESCENDING
+
+    from analytics.bucketing import hours_between
+
+    events = self.get_collection("events")
+    if after is None:
+        if events.find_one({"recorded": {"$lte": until}}, {"_id": 1}) is None:
+            return set()
+        first = next(iter(events.find({}, {"ts": 1}).sort("ts", ASCENDING).limit(1)), None)
+        last = next(iter(events.find({}, {"ts": 1}).sort("ts", DESCENDING).limit(1)), None)
+        return set() if first is None else hours_between(first["ts"], last["ts"])
+    return ORIGINAL["touched_hours"](self, after, until)
+
+
+ORIGINAL = {}
+
+
+def _variant(old_bounds, carry):
+    def set_up():
+        from analytics.managers import rollups
+
+        ORIGINAL.setdefault("touched_hours", rollups.RollupManager.touched_hours)
+        ORIGINAL.setdefault("carry", rollups.CARRY_LIMIT)
+        rollups.RollupManager.touched_hours = _main_bounds if old_bounds else ORIGINAL["touched_hours"]
+        rollups.CARRY_LIMIT = ORIGINAL["carry"] if carry else 0
+    return set_up
+
+
+#: Variants to alternate: name -> a function that sets the code up (module attributes) for a run:
+#: ``main`` the forms before the one ``$group`` of the bounds and the carried levels, ``new`` both.
+VARIANTS = {"main": _variant(True, False), "bounds": _variant(False, False), "new": _variant(False, True)}
 
 
 def main():

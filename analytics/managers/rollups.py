@@ -314,7 +314,8 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             if keys_of is not None:
                 events = self.get_collection("events").find({"ts": {"$gte": start, "$lt": end}}, EVENT_FIELDS,
                                                             batch_size=READ_BATCH)
-                documents = day_documents(hourly_buckets(events, keys_of))
+                days = {}
+                documents = day_documents(hourly_buckets(events, keys_of), days if above is not None else None)
             elif carried is None:
                 sources = self._window(LEVELS_BY_NAME[level.source].collection, start, end, BUCKET_FIELDS)
                 documents = bucket_documents(level_buckets(level.unit, sources))
@@ -323,8 +324,8 @@ class RollupManager(MongoCollectionMixin, models.Manager):
             written += self._replace_buckets(level.collection, documents, start, end)
             if above is not None:
                 # The window is whole periods of ``above`` (whole days): its buckets are the sums
-                # of the documents just built, as ``roll_level(above)`` would read them back.
-                days = level_buckets(above.unit, documents)
+                # of the documents just built (``days``, summed by ``day_documents``), as
+                # ``roll_level(above)`` would read them back.
                 for unit, complete, periods in (carry or {}).values():
                     carry_days(periods, unit, complete, days)
                 written += self._replace_buckets(above.collection, bucket_documents(days), start, end)

@@ -1,6 +1,7 @@
 """Where a full rollup's time goes: the local server's CPU and this process's, per phase.
 
-    MONGODB_NAME=<db> python bench/rollup_phases.py [--events 100000] [--runs 1] [--variants main,new]
+    MONGODB_NAME=<db> python bench/rollup_phases.py [--events 100000] [--runs 1] [--variants new,main]
+                                                    [--profile FILE]
 
 Run by hand (not a test). Works in the database ``MONGODB_NAME`` (default
 ``shop_rollup_phases``): generates ``--events`` events as ``bench/rollup_bench.py`` does
@@ -13,8 +14,11 @@ documents read back, its inserts, its replaces. What no command accounts
 for is this process's own work (grouping, comparing, encoding) and the
 server's background threads (checkpoints, the oplog). CPU seconds on the
 shared machine follow the load less than wall time does; compare variants
-alternated in one process (``--variants``: names of ``VARIANTS``), not runs of
-different hours.
+alternated in one process (``--variants``: names of ``VARIANTS``: ``new`` the code as it is,
+``main`` a first run's bounds by three reads and no level summed in memory, as before
+2026-11-29 19:00, ``bounds`` only the first of the two changes; the daily sums of ``day_documents`` are
+today's in every variant), not runs of different hours.
+``--profile FILE`` writes a cProfile of the last run.
 """
 
 import argparse

@@ -279,6 +279,10 @@ class Product(models.Model):
     # category and its whole subtree are one equality, ``{listed_in: id}``;
     # kept by save(), Product.writes.sync and Category.writes.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
+    # "<category id>:<code>:<value>" of each category of ``listed_in`` and each value of its
+    # variants' options (catalog/products/variants.py ``variant_in``): a category page narrowed
+    # by a variant attribute reads its products on one index; kept with ``listed_in``.
+    variant_in = ArrayField(models.CharField(max_length=400), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
     # Overrides its type's tax class (taxes.models.TAX_CLASSES); "" for the type's.
@@ -338,7 +342,8 @@ class Product(models.Model):
         prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
+            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "variant_in", "skus",
+                                      "pricing"}
         before = Product.writes.stored_facts(self.pk) if self.pk else None
         with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
             super().save(*args, **kwargs)

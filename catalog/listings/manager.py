@@ -226,8 +226,10 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
                 and min_cents is None and max_cents is None and len(refined.stages) == 1:
             # Narrowed by facets, newest first: the count is the facet counts' (kept), the page
             # read as the category's is (windows of issue dates), narrowed by the choice.
-            return FacetedListing(self, refined, total, scope=scope, order=self.faceted_order_scope(category_ids),
-                                  variant_options=variant_options)
+            # Its cards keyed by their products' versions (``ordered_cards``), not ``cards:``: an
+            # edit of a product it does not show leaves them warm.
+            return FacetedListing(self, refined, total, scope=category_scope(category_ids),
+                                  order=self.faceted_order_scope(category_ids), variant_options=variant_options)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
                                   scope=scope, variant_options=variant_options)

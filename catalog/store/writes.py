@@ -62,7 +62,7 @@ from catalog.store.siblings import catalog_model
 from catalog.listings.search import lower_title
 from catalog.tree.nodes import listed_in
 from catalog.fields import as_stored
-from catalog.products.variants import _get, apply_to_document, apply_to_product
+from catalog.products.variants import _get, apply_to_document, apply_to_product, variant_in
 from core.mongo.documents import model_to_document
 
 
@@ -91,12 +91,14 @@ def clean_product(product):
 def derive_product_fields(document, ancestors):
     """Set a product ``document``'s derived fields from what it holds: ``skus`` and, with
     variants, its pricing (its cheapest variant's: ``catalog/products/variants.py``), ``title_lower``,
-    ``keywords`` and ``listed_in`` (``ancestors``: ``{category id: [ancestor ids]}`` of its
-    categories, ``CategoryManager.ancestor_ids``). Returns ``document``."""
+    ``keywords``, ``listed_in`` (``ancestors``: ``{category id: [ancestor ids]}`` of its
+    categories, ``CategoryManager.ancestor_ids``) and ``variant_in`` (``variants.variant_in``).
+    Returns ``document``."""
     apply_to_document(document)
     document["title_lower"] = lower_title(document.get("title"))
     document["keywords"] = document_keywords(document)
     document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+    document["variant_in"] = variant_in(document["listed_in"], document.get("variants"))
     return document
 
 
@@ -107,6 +109,7 @@ def prepare_product(product, using="default"):
     apply_to_product(product)  # skus, and the cheapest variant's pricing
     product.title_lower = lower_title(product.title)
     product.listed_in = catalog_model("Category").objects.listed_in(product.categories)
+    product.variant_in = variant_in(product.listed_in, product.variants)
     product.keywords = document_keywords(model_to_document(product, using))
     return product
 

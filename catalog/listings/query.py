@@ -246,7 +246,9 @@ class FacetedListing(CountedListing):
     index, each narrowed by the choice (``ListingManager.newest_page``), so it examines about
     the products issued since the page's oldest rather than every match; any other page
     sorts every match (``refined``, the first chosen facet's index serving it where it has
-    one: an artist's few products), as ``ProductListing`` did.
+    one: an artist's few products), as ``ProductListing`` did. With one value of a variant
+    attribute chosen, either reads only the products holding it (``by_variant``: on
+    ``variant_in``). Its cards are keyed by the products shown (``scope``: the category's).
     """
 
     def __init__(self, manager, refined, total, scope=("products",), order=((), None, None), variant_options=None):

@@ -317,8 +317,9 @@ def facets_scope(category_ids):
 
 def listing_page_scope(category_id):
     """What a category page of ``category_id`` (an ObjectId) reads besides its category's
-    scope, in any sort (``prefetch``): its cards' (with a price range or facets chosen; without,
-    the versions of the products it shows, remembered for the page), its facet counts', its
+    scope, in any sort (``prefetch``): its cards' (with a price range, or facets chosen and a
+    sort other than newest; else the versions of the products it shows, remembered for the
+    page), its facet counts', its
     orders by title and issue date, its relisting (the kept facet and order counts' stamp)."""
     ids = [category_id]
     return (cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")

@@ -39,7 +39,9 @@ from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
 from catalog.tree.category_writes import CategoryWriteManager
 from catalog.products.report_manager import CatalogReportManager
-from catalog.store.writes import prepare_product, product_facts, products_changing
+from catalog.store.writes import facts as document_facts
+from catalog.store.writes import prepare_product, products_changing
+from core.mongo.documents import model_to_document
 from catalog.products.attributes import clean_details
 
 
@@ -338,14 +340,20 @@ class Product(models.Model):
         (``clean_product``: its details against its type, raising ValidationError), with ``title_lower``, ``keywords`` and ``listed_in`` derived
         (one read of its categories), the kept counts of the categories it enters or leaves
         marked and recounted (one read of what is stored; 3 more round trips when its
-        categories change) and, once saved, the versions of its pages bumped (one write)."""
+        categories change) and, once saved, the versions of its pages bumped (one write); when
+        it changes what its categories' facets count, their kept counts moved by it (4 more
+        round trips: ``catalog.listings.facet_parts.PartsShift``)."""
         prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "variant_in", "skus",
                                       "pricing"}
-        before = Product.writes.stored_facts(self.pk) if self.pk else None
-        with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
+        stored = Product.writes.stored_document(self.pk) if self.pk else None
+        after = model_to_document(self, kwargs.get("using") or "default")
+        # The whole product written (no update_fields): its kept facet counts moved by what it
+        # changed (``writes.products_changing``'s ``documents``).
+        with products_changing([(None if stored is None else document_facts(stored), document_facts(after))],
+                               documents=(stored, after) if update_fields is None else None):
             super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -69,6 +69,11 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
                 self.collection.bulk_write(to_write, ordered=False)
         return report
 
+    def stored_document(self, product_id):
+        """Product ``product_id`` as stored with what ``writes.facts`` needs (``FACTS_FIELDS``),
+        or None when there is no such product (one read from the primary)."""
+        return self.collection.find_one({"_id": product_id}, writes.FACTS_FIELDS)
+
     def stored_facts(self, product_id):
         """``writes.facts`` of product ``product_id`` as stored, or None when there is no such
         product (one read from the primary: a save depends on it)."""

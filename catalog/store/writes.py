@@ -54,8 +54,8 @@ from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KE
                      category_scope, faceted_part_scope, faceted_scope, names_scope, order_scope,
                      price_count_scope, prices_scope, product_scope, relisted_scope, savings_part_scope,
                      savings_scope, titles_scope, words_scope)
-from catalog.listings.facets import band_of
-from catalog.listings.facet_parts import issue_part
+from catalog.listings.facets import band_of, facet_fields
+from catalog.listings.facet_parts import issue_part, shift_parts
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.products.keywords import _values as keyword_source_values
 from catalog.store.siblings import catalog_model
@@ -258,22 +258,48 @@ def relisted_categories(changes):
 
 
 @contextlib.contextmanager
-def products_changing(changes, recount=True):
+def products_changing(changes, recount=True, documents=None):
     """Around a write of products: ``changes`` as for ``product_scopes``. Marks before and
     recounts after the kept counts of the categories it relists (``ListingCount.objects.changing``:
     3 round trips, none when no listing changes; ``recount=False`` skips them for a bulk
     load that recounts everything at its end), then bumps the versions of what changed (one
     write), also when the write raised. ``changes`` None: a bulk load into an empty
     catalog, which bumps nothing (its caller bumps the epoch at its end: ``catalog_reset``)
-    and marks nothing."""
+    and marks nothing. ``documents``: ``(before, after)`` of one product's whole write (as
+    stored, ``FACTS_FIELDS`` at least; None: not one product's) whose change of what its
+    facets count (in categories it stays in) moves their kept counts rather than leaving them
+    to be counted again (``catalog.listings.facet_parts.shift_parts``: 2 round trips
+    before the write, 3 after, when it changes them)."""
     bump = changes is not None
     changes = list(changes or ())
+    shift = _facet_shift(changes, documents) if bump and documents is not None else None
+    written = False
     try:
         with _counts().changing(relisted_categories(changes) if recount else ()):
             yield
+        written = True
     finally:
         if bump:
-            _versions().bump(bounded_product_scopes(changes))
+            names = bounded_product_scopes(changes)
+            if shift is not None and written and shift.names <= set(names):
+                _versions().bump(tuple(n for n in names if n not in shift.names))
+                shift.finish()
+            else:
+                _versions().bump(names)
+
+
+def _facet_shift(changes, documents):
+    """``shift_parts`` of one product's write whose facet counts' parts its bump names (the
+    decades it changes in the categories it stays in), or None."""
+    before, after = documents
+    if len(changes) != 1 or before is None or after is None:
+        return None
+    names = set(bounded_product_scopes(changes))
+    stayed = set(before.get("listed_in") or []) & set(after.get("listed_in") or [])
+    parts = {issue_part((side.get("details") or {}).get("issue_date")) for side in (before, after)}
+    if not stayed or not set(faceted_part_scope(stayed, parts)) <= names:
+        return None
+    return shift_parts(before, after, facet_fields())
 
 
 def products_written(changes):

@@ -341,8 +341,8 @@ class Product(models.Model):
         (one read of its categories), the kept counts of the categories it enters or leaves
         marked and recounted (one read of what is stored; 3 more round trips when its
         categories change) and, once saved, the versions of its pages bumped (one write); when
-        it changes what its categories' facets count, their kept counts moved by it (4 more
-        round trips: ``catalog.listings.facet_parts.PartsShift``)."""
+        it changes what its categories' facets count, their kept counts moved by it (up to 6
+        more round trips: ``catalog.listings.facet_parts.PartsShift``)."""
         prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:

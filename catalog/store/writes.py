@@ -268,8 +268,9 @@ def products_changing(changes, recount=True, documents=None):
     and marks nothing. ``documents``: ``(before, after)`` of one product's whole write (as
     stored, ``FACTS_FIELDS`` at least; None: not one product's) whose change of what its
     facets count (in categories it stays in) moves their kept counts rather than leaving them
-    to be counted again (``catalog.listings.facet_parts.shift_parts``: 2 round trips
-    before the write, 3 after, when it changes them)."""
+    to be counted again (``catalog.listings.facet_parts.shift_parts``: 3 round trips
+    before the write, the facet fields' product types, the versions and their claim; 3 after,
+    the final claim, the kept parts and their move; when it changes them)."""
     bump = changes is not None
     changes = list(changes or ())
     shift = _facet_shift(changes, documents) if bump and documents is not None else None

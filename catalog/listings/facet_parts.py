@@ -371,12 +371,13 @@ class PartsShift:
 
     Why it stays right with writers and readers racing: before the write, the parts'
     versions (``faceted:<id>:<part>``) are given new tokens only if they still have the ones
-    read (``CatalogVersion.objects.claim``), so no other claim succeeds until this one ends;
-    after the write they are given their final tokens the same way. Only when both held are
-    the kept parts stamped at the tokens read first moved to the final ones
+    read (``CatalogVersion.objects.claim``); after the write they are given their final tokens
+    the same way, which fails if any other writer gave them tokens in between (a second save
+    claims from the first's new tokens: it may move only parts kept at those). Only when both
+    held are the kept parts stamped at the tokens read first moved to the final ones
     (``FacetCount.objects.shift``: a compare-and-set on the stamp): no other write of these
-    parts came in between, and a part counted by a reader while the write ran is never
-    kept at the first tokens (``kept_facet_parts`` keeps a count only if its versions did not
+    parts came in between, and a part counted by a reader while the write ran is never kept
+    at the first tokens (``kept_facet_parts`` keeps a count only if its versions did not
     change while it counted). Anything else is the usual bump: the part counted again."""
 
     def __init__(self, fields, moves, first, claimed):

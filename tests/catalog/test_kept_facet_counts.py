@@ -260,3 +260,35 @@ def test_a_count_racing_a_save_is_not_kept_where_the_save_moves_the_counts(shelf
     caches["default"].clear()
     assert_counts_are_plain("/c/music/", base, {})
     assert_counts_are_plain("/c/music/", base, {"genre": ["Soul"]})
+
+
+def test_two_saves_of_one_decade_at_once_leave_it_counted_again(shelf, monkeypatch):
+    """A second save of a product of the same decade, made while the first is being written:
+    it claims the decade from the first's new tokens, so it may move only parts kept at those
+    (none here); the first's final claim then fails (the second's tokens came between) and it
+    moves nothing: the decade is counted again, right."""
+    from catalog.listings import facet_parts
+    from catalog.store import writes
+
+    base = [{"listed_in": shelf["Music"].pk}]
+    cold("/c/music/")  # kept
+    shift_parts, made = facet_parts.shift_parts, []
+
+    def with_a_second_save(before, after, fields):
+        shift = shift_parts(before, after, fields)
+        made.append(shift)
+        if len(made) == 1:
+            _edit("B", genre=["Soul"])  # while A's save has claimed the decade
+        return shift
+
+    monkeypatch.setattr(writes, "shift_parts", with_a_second_save)
+    _edit("A", list_cents=2999)
+    monkeypatch.undo()
+    assert made[0] is not None and made[1] is not None
+    assert made[1].first[next(iter(made[0].names))] == made[0].claimed[next(iter(made[0].names))]
+    caches["default"].clear()
+    with count_operations() as ops:
+        assert_counts_are_plain("/c/music/", base, {})
+    assert recounts(ops), ops.operations  # counted again
+    assert_counts_are_plain("/c/music/", base, {"genre": ["Soul"]})
+    assert_counts_are_plain("/c/music/", base, {"price": ["20-"]})

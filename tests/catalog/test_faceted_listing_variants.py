@@ -95,3 +95,21 @@ def test_an_edit_of_a_product_not_shown_leaves_a_faceted_page_s_cards_warm(make_
     product.title = "Shown, renamed"
     product.save()
     assert [p.title for p in client.get(url).context["page"]] == ["Shown, renamed"]
+
+
+def test_a_faceted_first_page_reads_from_where_it_ended(catalog, made_facet_indexes):  # noqa: F811
+    url = "/c/top-0/?price=10-20"
+    cold("/c/top-0/")  # the kept counts written
+    first = cold(url)  # its windows from 90 days before now, 4 times further back each time
+
+    def windows(ops):
+        return [c for (name, op), c in zip(ops.operations, ops.commands)
+                if name == "products" and op == "aggregate" and "$sort" in repr(c)]
+
+    assert len(windows(first)) > 1, first.operations
+    again = cold(url)
+    assert len(windows(again)) == 1, again.operations  # one window, from where it ended
+    skus = [p.sku for p in Client().get(url).context["page"]]
+    plain = get_collection("products").find(
+        {"listed_in": catalog["top"].pk, "pricing.retail": {"$gte": 1000, "$lt": 2000}}, {"sku": 1})
+    assert skus == [d["sku"] for d in plain.sort([("details.issue_date", -1), ("_id", 1)]).limit(PAGE_SIZE)]

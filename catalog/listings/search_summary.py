@@ -222,12 +222,14 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         found = self.collection.find({"_id": {"$in": sorted(set(words))}}, {"total": 1})
         return {d["_id"]: d.get("total", 0) for d in found}
 
-    def keep_words(self, fields, least=KEEP_FROM):
-        """Keep the summary of every word at least ``least`` products hold: one pass over the
+    def keep_words(self, fields, least=None):
+        """Keep the summary of every word at least ``least`` (default ``KEEP_FROM``) products
+        hold: one pass over the
         products' keywords to count them, one over what ranks and counts them (each product
         counted into the summary of each such word it holds), then one write per
         ``_WRITE_BATCH`` summaries. Stamped with the versions read before the passes. Returns
         how many summaries it kept. For ``populatedb`` (100,000 products: 2,000 words)."""
+        least = KEEP_FROM if least is None else least
         products = catalog_model("Product").objects.collection
         frequency = {}
         for document in products.find({}, {"keywords": 1, "_id": 0}):

@@ -65,9 +65,11 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         From the search's summary (``search_summary``), cached under the words' versions and
         ``search-kept``: kept in the database (``SearchSummary.objects``: one read by ``_id``
         when its stamp is current), else counted from one read of the matches and kept (one
-        write). That read is, of one word a ``find`` on the ``keywords`` index, of several an
+        write). That read is, of one word a ``find`` on the ``keywords`` index; of several, when
+        each word's summary is current, a ``find`` by ``_id`` of the products holding them all
+        (their kept ``ids`` intersected: ``SearchSummary.objects.matching``, one read), else an
         aggregation of one ``$match`` per word, the rarest first (the one the index serves:
-        the kept summaries' totals tell which, one read), projected to what ranks a product
+        the kept summaries' totals tell which); projected to what ranks a product
         (``ranking.RANK_SOURCE_FIELDS``) and what its facets count. The ranking
         (``ranking.rank_document``, the same as ``search_ranking``'s stages) and the facet
         counts (as ``Product.facets.facet_counts`` counts them) are computed here: the local
@@ -81,15 +83,18 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         fields = facet_fields()
         summaries = catalog_model("SearchSummary").objects
 
-        def count(summarizer):
+        def count(summarizer, ids=None, totals=None):
             projection = source_projection(fields)
             # Every match in the first reply (``batchSize``: the server's default first batch is
             # 101 documents, then a getMore per 16 MB): one round trip however many match.
-            if len(words) == 1:  # a find: the local server projects it faster than a $project stage
+            if ids is not None:  # several words, each kept: the products holding them all, by _id
+                documents = self.read_collection.find({"_id": {"$in": ids}}, projection, batch_size=_ONE_BATCH) \
+                    if ids else ()
+            elif len(words) == 1:  # a find: the local server projects it faster than a $project stage
                 documents = self.read_collection.find({"keywords": words[0]}, projection,
                                                       batch_size=_ONE_BATCH)
             else:  # the rarest word first: the one the index serves (local-server difference 14)
-                totals = summaries.totals(words)
+                totals = totals or {}
                 ordered = sorted(words, key=lambda word: (totals.get(word, _ONE_BATCH), word))
                 documents = self.read_collection.aggregate(
                     [*({"$match": {"keywords": word}} for word in ordered), {"$project": projection}],

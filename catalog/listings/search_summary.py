@@ -3,7 +3,7 @@ words (``search_summaries``), so that a search's first visit in a process (a res
 a cold cache) reads one document rather than every product holding its words.
 
 ``{_id: the words sorted and joined by a space, words, stamp, total, parts: [[band, total,
-bands, values, order, complete], ...], counted_at}``: the matches split by the price band
+bands, values, order, complete], ...], ids, counted_at}``: the matches split by the price band
 whose filter they match (``facets.band_filter``; ``""`` for none: no price), each part with
 its count, its facet counts (``bands``: ``[[band key, n]]`` as the facets' ``$bucket`` counts
 them; ``values``: ``[[code, [[value, n], ...]], ...]``), its first ``PART_KEPT`` matches best
@@ -13,7 +13,11 @@ without a choice sums the parts and merges their orders; a search with price ban
 sums and merges the chosen bands' parts only (the bands' own counts stay the whole search's,
 as a facet's counts leave out its own choice). A merged order holds the matches up to the
 last of the first incomplete part (``merged_order``): past it, another part may hold better
-ones, and the page is ranked by the aggregation as before (``search.RankedSearch``).
+ones, and the page is ranked by the aggregation as before (``search.RankedSearch``). A
+summary of one word also keeps ``ids``, the ``_id`` of every product holding it (sorted): a
+search of several words whose summaries are current reads only the products holding them all
+(``matching``: their lists intersected, then one read by ``_id``) rather than every product
+holding its rarest word.
 
 ``stamp`` names what the summary was counted at: the facet fields, ``SUMMARY_FORM`` and the
 versions ``words:<word>`` of its words and ``search-kept`` (``catalog/store/cache.py``), read
@@ -101,7 +105,7 @@ class Summarizer:
 
     def __init__(self, words, fields, search=None):
         self.words, self.fields, self.search = list(words), fields, search
-        self.parts = {}
+        self.parts, self.ids = {}, []
 
     def add(self, document, held=None):
         """Count and rank ``document`` (a product with ``source_projection(fields)``);
@@ -113,6 +117,7 @@ class Summarizer:
         if part is None:
             part = self.parts[name] = {"total": 0, "bands": {}, "values": {f["code"]: {} for f in self.fields},
                                        "order": [], "complete": True}
+        self.ids.append(document["_id"])
         part["total"] += 1
         part["bands"][band] = part["bands"].get(band, 0) + 1
         for code, found in values.items():
@@ -141,7 +146,7 @@ class Summarizer:
         for name, part in self.parts.items():
             self._trim(part)
             parts[name] = {**part, "order": [row for _key, row in part["order"]]}
-        return {"total": sum(p["total"] for p in parts.values()), "parts": parts}
+        return {"total": sum(p["total"] for p in parts.values()), "parts": parts, "ids": sorted(self.ids)}
 
 
 def _stored(words, stamp, summary, moment):
@@ -149,6 +154,7 @@ def _stored(words, stamp, summary, moment):
             "parts": [[name, p["total"], sorted(p["bands"].items()),
                        [[code, sorted(values.items())] for code, values in p["values"].items()],
                        p["order"], p["complete"]] for name, p in sorted(summary["parts"].items())],
+            **({"ids": summary["ids"]} if len(set(words)) == 1 else {}),
             "counted_at": moment}
 
 
@@ -203,24 +209,40 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
     def summary(self, words, fields, count):
         """The summary of the search for ``words`` (a list of search words) with the facets
         ``fields``: the kept one when its stamp is current (one read by ``_id``), else
-        ``count(summarizer)`` (which adds every match to a ``Summarizer``) and kept (one
-        write). ``Summarizer.summary``'s form."""
+        ``count(summarizer, ids, totals)`` (which adds every match to a ``Summarizer``; ``ids``
+        and ``totals`` as ``matching`` gives them for several words, else None and ``{}``) and kept (one write). ``Summarizer.summary``'s form."""
         stamp = _stamp(fields, _tokens(summary_scope(words)))  # read before counting
-        document = self.collection.find_one({"_id": summary_id(words)})
+        document = self.collection.find_one({"_id": summary_id(words)}, {"ids": 0})
         if document is not None and document.get("stamp") == stamp:
             return _summary(document)
         summarizer = Summarizer(words, fields)
-        count(summarizer)
+        count(summarizer, *(self.matching(words, fields) if len(set(words)) > 1 else (None, {})))
         summary = summarizer.summary()
         keep_first_of_racing_upserts(self.collection, [
             ReplaceOne({"_id": summary_id(words)}, _stored(words, stamp, summary, clock.now()), upsert=True)])
+        summary.pop("ids")  # kept for the searches of several words, not shown
         return summary
 
-    def totals(self, words):
-        """``{word: products holding it}`` of the ``words`` whose summary is kept, as kept
-        (possibly stale: a hint of which word is rarest, never a figure shown). One read."""
-        found = self.collection.find({"_id": {"$in": sorted(set(words))}}, {"total": 1})
-        return {d["_id"]: d.get("total", 0) for d in found}
+    def matching(self, words, fields):
+        """``(ids, totals)``: ``ids`` the ``_id`` of the products holding every one of ``words``
+        (several), a sorted list, from the kept summaries of each word (their ``ids``: one
+        read) when every one is current, else None (the caller reads the matches from the
+        rarest word's); ``totals`` ``{word: products holding it}`` as kept (possibly stale: a
+        hint of which word is rarest, never a figure shown). So a search of several words kept
+        one by one reads only the products holding them all."""
+        words = sorted(set(words))
+        tokens = dict(zip(summary_scope(words), _tokens(summary_scope(words))))
+        stamps = {word: _stamp(fields, tuple(tokens[name] for name in summary_scope([word]))) for word in words}
+        found = {d["_id"]: d for d in self.collection.find({"_id": {"$in": words}}, {"stamp": 1, "ids": 1, "total": 1})}
+        totals = {word: d.get("total", 0) for word, d in found.items()}
+        if any(word not in found or found[word].get("stamp") != stamps[word] or "ids" not in found[word]
+               for word in words):
+            return None, totals
+        lists = sorted((found[word]["ids"] for word in words), key=len)
+        common = set(lists[0])
+        for ids in lists[1:]:
+            common.intersection_update(ids)
+        return sorted(common), totals
 
     def keep_words(self, fields, least=None):
         """Keep the summary of every word at least ``least`` (default ``KEEP_FROM``) products

@@ -190,11 +190,31 @@ def test_a_load_that_bumps_search_kept_makes_the_summary_counted_again(searchabl
 
 def test_a_multi_word_search_reads_its_rarest_word_first(searchable):
     SearchSummary.objects.keep_words(facet_fields(), least=1)
+    SearchSummary.objects.collection.delete_one({"_id": "day"})  # one word not kept: not by ids
     CatalogVersion.objects.bump()
     with count_operations() as ops:
-        Product.search.search_ranked(["night", "blue"])
+        Product.search.search_ranked(["night", "day", "blue"])
     command = ops.commands[ops.operations.index(("products", "aggregate"))]
-    assert command["pipeline"][0] == {"$match": {"keywords": "blue"}}
+    assert command["pipeline"][0] == {"$match": {"keywords": "blue"}}  # 3 products, night 42
+
+
+def test_a_multi_word_search_of_kept_words_reads_only_the_products_holding_them_all(searchable):
+    SearchSummary.objects.keep_words(facet_fields(), least=1)
+    product = Product.objects.get(sku="N-07")  # after the words were kept: "blue" bumped
+    product.title = "Blue Album 07"
+    product.save()
+    count, expected = aggregated("night blue")
+    assert count == 3
+    # each word counted again on its own first (both summaries stale), then the pair from the ids
+    Product.search.search_ranked(["blue"])
+    Product.search.search_ranked(["night"])
+    response, ops = cold_get(searchable, "/search/?q=blue+night")
+    assert shown(response) == expected
+    assert ("products", "aggregate") not in ops.operations
+    assert documents_examined(ops, "products") == count + count  # the 3 matches by _id, their cards
+    counts = Product.facets.facet_counts(search_stages("night blue"), facet_fields(), {},
+                                         Product.search.search_scope("night blue"))
+    assert counts == aggregated_counts("night blue")
 
 
 def test_keep_words_keeps_what_a_search_would(searchable):

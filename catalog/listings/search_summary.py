@@ -48,8 +48,9 @@ from core.mongo.collections import MongoCollectionMixin
 
 from catalog.store.cache import SEARCH_KEPT, UNSET, versions, words_scope
 from catalog.store.siblings import catalog_model
-from catalog.listings.facet_parts import _held, bands_matched
-from catalog.listings.ranking import RANK_SOURCE_FIELDS, rank_document, rank_order_key, word_pattern
+from catalog.listings.facet_parts import _held
+from catalog.listings.ranking import (RANK_ARTIST, RANK_OTHER, RANK_PEOPLE, RANK_SOURCE_FIELDS, RANK_TITLE,
+                                     RANK_TRACK, rank_document, rank_order_key, word_pattern)
 
 #: Matches kept per part, best first (a search by relevance keeps ``search.RANKED_KEPT`` of
 #: them merged; 4 parts of 120 give at least 120 exactly, usually all 240).
@@ -107,28 +108,32 @@ class Summarizer:
         self.words, self.fields, self.search = list(words), fields, search
         self.parts, self.ids = {}, []
 
-    def add(self, document, held=None):
+    def add(self, document, held=None, ranked=None):
         """Count and rank ``document`` (a product with ``source_projection(fields)``);
-        ``held``: its ``facet_parts._held`` when known."""
-        values, band, _bands = held if held is not None else _held(self.fields, document)
-        matched = bands_matched((document.get("pricing") or {}).get("retail"))
-        name = matched[0] if matched else NO_BAND
+        ``held``: its ``facet_parts._held`` when known; ``ranked``: its ``rank_document`` for
+        this search's words when known (``word_ranks``)."""
+        values, band, bands = held if held is not None else _held(self.fields, document)
+        name = next(iter(bands), NO_BAND)  # a number matches one band's filter, anything else none
         part = self.parts.get(name)
         if part is None:
             part = self.parts[name] = {"total": 0, "bands": {}, "values": {f["code"]: {} for f in self.fields},
-                                       "order": [], "complete": True}
+                                       "order": [], "complete": True, "bound": None}
         self.ids.append(document["_id"])
         part["total"] += 1
         part["bands"][band] = part["bands"].get(band, 0) + 1
         for code, found in values.items():
-            slot = part["values"].setdefault(code, {})
+            slot = part["values"][code] if code in part["values"] else part["values"].setdefault(code, {})
             for value in found:
                 slot[value] = slot.get(value, 0) + 1
-        ranked = rank_document(document, self.words, self.search)
+        if ranked is None:
+            ranked = rank_document(document, self.words, self.search)
         title = document.get("title")
-        part["order"].append((rank_order_key({"rank": ranked["rank"], "title": title, "_id": document["_id"]}),
-                              [ranked["rank"], title, document["_id"], document.get("sku"),
-                               ranked["matched_tracks"], ranked["matched_people"]]))
+        key = (ranked["rank"], 0 if title is None else 1, title if isinstance(title, str) else "", document["_id"])
+        if part["bound"] is not None and key > part["bound"]:  # past the part's best kept: never shown
+            part["complete"] = False
+            return
+        part["order"].append((key, [ranked["rank"], title, document["_id"], document.get("sku"),
+                                    ranked["matched_tracks"], ranked["matched_people"]]))
         if len(part["order"]) >= 4 * PART_KEPT:
             self._trim(part)
 
@@ -138,6 +143,7 @@ class Summarizer:
         if len(part["order"]) > PART_KEPT:
             del part["order"][PART_KEPT:]
             part["complete"] = False
+            part["bound"] = part["order"][-1][0]
 
     def summary(self):
         """``{"total", "parts": {band: {"total", "bands", "values", "order", "complete"}}}``,
@@ -145,7 +151,8 @@ class Summarizer:
         parts = {}
         for name, part in self.parts.items():
             self._trim(part)
-            parts[name] = {**part, "order": [row for _key, row in part["order"]]}
+            parts[name] = {**{k: v for k, v in part.items() if k != "bound"},
+                           "order": [row for _key, row in part["order"]]}
         return {"total": sum(p["total"] for p in parts.values()), "parts": parts, "ids": sorted(self.ids)}
 
 
@@ -267,10 +274,11 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         summarizers = {word: Summarizer([word], fields, _word_search(word)) for word in kept}
         for document in products.find({}, {**source_projection(fields), "keywords": 1}):
             held = _held(fields, document)
+            ranks = word_ranks(document)
             for word in document.get("keywords") or ():
                 summarizer = summarizers.get(word)
                 if summarizer is not None:
-                    summarizer.add(document, held)
+                    summarizer.add(document, held, ranks(word) if ranks is not None else None)
         moment = clock.now()
         writes = [ReplaceOne({"_id": summary_id([word])},
                              _stored([word], stamps[word], summarizers[word].summary(), moment), upsert=True)
@@ -283,6 +291,63 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         """Forget every kept summary (every product deleted): the next search of each counts
         its matches again."""
         self.collection.delete_many({})
+
+
+_RUN = re.compile(r"\w+")
+
+
+def _ascii_strings(values):
+    return all(value.isascii() for value in values)
+
+
+def word_ranks(document):
+    """A function giving ``rank_document(document, [word])`` of each word ``document`` holds,
+    from its words found once (a product ranked for each of its words: ``keep_words``), or
+    None when its ranked text is not all ASCII (then ``rank_document`` ranks it). For ASCII
+    text the two agree: the pattern ``\\b<word>\\b`` (``re.IGNORECASE``) matches exactly where
+    a maximal run of letters, digits and ``_`` equals the word in lower case (a word of
+    ``search_words`` is such a run, case-folded)."""
+    details = document.get("details") if isinstance(document.get("details"), dict) else {}
+    tracks = details.get("tracks") if isinstance(details.get("tracks"), list) else []
+    track_titles = [t.get("title") for t in tracks if isinstance(t, dict)]
+    track_titles = [t for t in track_titles if isinstance(t, str)]
+    people = [p for key in ("actor", "director") if isinstance(details.get(key), list) for p in details[key]]
+    people = [p for p in people if isinstance(p, str)]
+    title, artist = document.get("title"), details.get("artist")
+    title = title if isinstance(title, str) else ""
+    artist = artist if isinstance(artist, str) else ""
+    if not _ascii_strings([title, artist, *track_titles, *people]):
+        return None
+
+    def words(text):
+        return {run.lower() for run in _RUN.findall(text)}
+
+    def firsts(strings):
+        first = {}
+        for value in strings:
+            for word in words(value):
+                first.setdefault(word, value)
+        return first
+
+    in_title, in_artist = words(title), words(artist)
+    first_track, first_person = firsts(track_titles), firsts(people)
+
+    def ranks(word):
+        track, person = first_track.get(word), first_person.get(word)
+        matched_tracks, matched_people = ([track] if track is not None else []), ([person] if person is not None else [])
+        if word in in_title:
+            rank = RANK_TITLE
+        elif word in in_artist:
+            rank = RANK_ARTIST
+        elif matched_tracks:
+            rank = RANK_TRACK
+        elif matched_people:
+            rank = RANK_PEOPLE
+        else:
+            rank = RANK_OTHER
+        return {"rank": rank, "matched_tracks": matched_tracks, "matched_people": matched_people}
+
+    return ranks
 
 
 def _word_search(word):

@@ -39,8 +39,8 @@ def reader(db, settings):
 
 @pytest.fixture
 def searchable(reader):
-    """40 products holding "night" in each place a search ranks, at prices in every band (and
-    one without a price), and a few holding "blue" too."""
+    """43 products holding "night" in each place a search ranks, at prices in every band (and
+    one without a price), a few holding "blue" too, one's text not ASCII."""
     for n in range(40):
         place = n % 4
         title = f"Night {n:02d}" if place == 0 else f"Album {n:02d}"
@@ -52,6 +52,7 @@ def searchable(reader):
                      list_cents=3000, retail_cents=300 + 700 * (n % 5), sku=f"N-{n:02d}")
     make_product("Blue Night", artist="Blue", sku="B-1", retail_cents=900)
     make_product("Blue Day", artist="Night Owl", sku="B-2", retail_cents=2500)
+    make_product("Straße", artist="Ölnight Night", sku="U-1", retail_cents=700)  # not ASCII
     Product.objects.collection.update_one({"sku": "N-39"}, {"$unset": {"pricing.retail": ""}})
     CatalogVersion.objects.bump()
     return reader
@@ -93,7 +94,7 @@ def test_a_search_kept_on_its_first_visit_is_read_whole_on_a_cold_one(searchable
     first, _ops = cold_get(searchable, "/search/?q=night")
     response, ops = cold_get(searchable, "/search/?q=night")
     count, expected = aggregated("night")
-    assert response.context["page"].paginator.count == count == 42
+    assert response.context["page"].paginator.count == count == 43
     assert shown(response) == shown(first) == expected[:PER_PAGE]
     # the summary (one document), then the page's cards by SKU: no match read
     assert documents_examined(ops, "search_summaries") == 1
@@ -195,7 +196,7 @@ def test_a_multi_word_search_reads_its_rarest_word_first(searchable):
     with count_operations() as ops:
         Product.search.search_ranked(["night", "day", "blue"])
     command = ops.commands[ops.operations.index(("products", "aggregate"))]
-    assert command["pipeline"][0] == {"$match": {"keywords": "blue"}}  # 3 products, night 42
+    assert command["pipeline"][0] == {"$match": {"keywords": "blue"}}  # 3 products, night 43
 
 
 def test_a_multi_word_search_of_kept_words_reads_only_the_products_holding_them_all(searchable):
@@ -220,7 +221,7 @@ def test_a_multi_word_search_of_kept_words_reads_only_the_products_holding_them_
 def test_keep_words_keeps_what_a_search_would(searchable):
     assert SearchSummary.objects.keep_words(facet_fields(), least=2) >= 2
     kept = SearchSummary.objects.collection.find_one({"_id": "night"})
-    assert kept["total"] == 42
+    assert kept["total"] == 43
     assert SearchSummary.objects.collection.find_one({"_id": "02"}) is None  # fewer than 2 products
     response, ops = cold_get(searchable, "/search/?q=night")
     assert ("search_summaries", "update") not in ops.operations
@@ -245,3 +246,20 @@ def test_hostile_text_keys_a_summary_by_its_words_only(searchable, text):
     assert searchable.get("/search/", {"q": text}).status_code == 200
     ids = {d["_id"] for d in SearchSummary.objects.collection.find({}, {"_id": 1})}
     assert ids <= {"night", "night where", "ne night", "1 ne night"}
+
+
+def test_word_ranks_rank_as_the_pattern_does():
+    from catalog.listings.ranking import rank_document
+
+    documents = [
+        {"_id": 1, "title": "Night_Owl nights NIGHT", "details": {"artist": "Owl", "tracks": [
+            {"title": "Knight"}, {"title": "x night-time"}, {"title": 5}, {"title": "Night"}]}},
+        {"_id": 2, "title": "Film", "details": {"actor": ["Ann NIGHT"], "director": ["Bo"], "tracks": "no"}},
+        {"_id": 3, "title": None, "details": {"artist": "Night Riders 2"}},
+        {"_id": 4, "title": "Day", "details": None},
+    ]
+    for document in documents:
+        ranks = search_summary.word_ranks(document)
+        for word in ("night", "night_owl", "nights", "owl", "knight", "x", "time", "ann", "bo", "2", "day", "none"):
+            assert ranks(word) == rank_document(document, [word]), (document["_id"], word)
+    assert search_summary.word_ranks({"_id": 5, "title": "Straße", "details": {}}) is None  # ranked by the pattern

@@ -39,6 +39,8 @@ catalog counts its matches; any other search keeps its own on its first visit.
 import hashlib
 import re
 
+import bson
+
 from django.db import models
 from pymongo import ReplaceOne
 
@@ -63,6 +65,10 @@ SUMMARY_FORM = 1
 _WRITE_BATCH = 50
 #: The part of the matches whose price matches no band's filter (no price).
 NO_BAND = ""
+#: A word held by more products than this keeps no ``ids`` (a search with it is counted from
+#: its rarest word's matches); a summary larger than ``MOST_BYTES_KEPT`` is not kept at all
+#: (a document holds at most 16 MB on any server).
+MOST_IDS_KEPT, MOST_BYTES_KEPT = 200_000, 8_000_000
 
 
 def summary_id(words):
@@ -161,7 +167,7 @@ def _stored(words, stamp, summary, moment):
             "parts": [[name, p["total"], sorted(p["bands"].items()),
                        [[code, sorted(values.items())] for code, values in p["values"].items()],
                        p["order"], p["complete"]] for name, p in sorted(summary["parts"].items())],
-            **({"ids": summary["ids"]} if len(set(words)) == 1 else {}),
+            **({"ids": summary["ids"]} if len(set(words)) == 1 and len(summary["ids"]) <= MOST_IDS_KEPT else {}),
             "counted_at": moment}
 
 
@@ -225,8 +231,7 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         summarizer = Summarizer(words, fields)
         count(summarizer, *(self.matching(words, fields) if len(set(words)) > 1 else (None, {})))
         summary = summarizer.summary()
-        keep_first_of_racing_upserts(self.collection, [
-            ReplaceOne({"_id": summary_id(words)}, _stored(words, stamp, summary, clock.now()), upsert=True)])
+        keep_first_of_racing_upserts(self.collection, _keepable([_stored(words, stamp, summary, clock.now())]))
         summary.pop("ids")  # kept for the searches of several words, not shown
         return summary
 
@@ -280,9 +285,7 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
                 if summarizer is not None:
                     summarizer.add(document, held, ranks(word) if ranks is not None else None)
         moment = clock.now()
-        writes = [ReplaceOne({"_id": summary_id([word])},
-                             _stored([word], stamps[word], summarizers[word].summary(), moment), upsert=True)
-                  for word in kept]
+        writes = _keepable([_stored([word], stamps[word], summarizers[word].summary(), moment) for word in kept])
         for start in range(0, len(writes), _WRITE_BATCH):
             keep_first_of_racing_upserts(self.collection, writes[start:start + _WRITE_BATCH])
         return len(writes)
@@ -291,6 +294,12 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         """Forget every kept summary (every product deleted): the next search of each counts
         its matches again."""
         self.collection.delete_many({})
+
+
+def _keepable(documents):
+    """Upserts of the ``documents`` (summaries as stored) of at most ``MOST_BYTES_KEPT`` bytes."""
+    return [ReplaceOne({"_id": d["_id"]}, d, upsert=True) for d in documents
+            if len(bson.encode(d)) <= MOST_BYTES_KEPT]
 
 
 _RUN = re.compile(r"\w+")

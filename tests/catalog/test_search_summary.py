@@ -263,3 +263,18 @@ def test_word_ranks_rank_as_the_pattern_does():
         for word in ("night", "night_owl", "nights", "owl", "knight", "x", "time", "ann", "bo", "2", "day", "none"):
             assert ranks(word) == rank_document(document, [word]), (document["_id"], word)
     assert search_summary.word_ranks({"_id": 5, "title": "Straße", "details": {}}) is None  # ranked by the pattern
+
+
+def test_a_summary_too_large_is_not_kept_and_a_word_too_common_keeps_no_ids(searchable, monkeypatch):
+    monkeypatch.setattr(search_summary, "MOST_BYTES_KEPT", 100)
+    response, _ops = cold_get(searchable, "/search/?q=night")
+    assert response.context["page"].paginator.count == 43
+    assert SearchSummary.objects.collection.count_documents({}) == 0
+    monkeypatch.setattr(search_summary, "MOST_BYTES_KEPT", 8_000_000)
+    monkeypatch.setattr(search_summary, "MOST_IDS_KEPT", 10)
+    SearchSummary.objects.keep_words(facet_fields(), least=1)
+    assert "ids" not in SearchSummary.objects.collection.find_one({"_id": "night"})
+    assert "ids" in SearchSummary.objects.collection.find_one({"_id": "blue"})
+    response, ops = cold_get(searchable, "/search/?q=night+blue")
+    assert ("products", "aggregate") in ops.operations  # from the rarest word's matches
+    assert [p.sku for p in response.context["page"].object_list] == [sku for sku, _m in aggregated("night blue")[1]]

@@ -55,6 +55,7 @@ from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KE
                      price_count_scope, prices_scope, product_scope, relisted_scope, savings_part_scope,
                      savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of
+from catalog.listings.facet_parts import bands_matched
 from catalog.listings.facet_parts import issue_part
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.products.keywords import _values as keyword_source_values
@@ -207,7 +208,10 @@ def facts(document):
             "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
             "title": document.get("title"), "retail": pricing.get("retail"),
             "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES]),
+            # the band counted (``band_of``: no price counts in the last) and whether a band's
+            # filter matches it (a search's summary parts, ``search_summary``: no price, none)
             "faceted": repr((document.get("type"), band_of(pricing.get("retail")),
+                             bool(bands_matched(pricing.get("retail"))),
                              sorted((k, repr(v)) for k, v in details.items()),
                              [dict(_get(v, "options") or {}) for v in document.get("variants") or []]))}
 

@@ -278,3 +278,15 @@ def test_a_summary_too_large_is_not_kept_and_a_word_too_common_keeps_no_ids(sear
     response, ops = cold_get(searchable, "/search/?q=night+blue")
     assert ("products", "aggregate") in ops.operations  # from the rarest word's matches
     assert [p.sku for p in response.context["page"].object_list] == [sku for sku, _m in aggregated("night blue")[1]]
+
+
+def test_a_price_given_to_a_product_without_one_shows_in_its_band_on_the_next_request(searchable):
+    first = searchable.get("/search/?q=night&price=20-")
+    product = Product.objects.get(sku="N-39")  # no retail price: in no band's filter
+    product.pricing = Pricing.from_prices(3000, 2500)  # the last band, where band_of counted it already
+    product.save()
+    caches["default"].clear()
+    response = searchable.get("/search/?q=night&price=20-")
+    count, expected = aggregated("night", ("20-",))
+    assert response.context["page"].paginator.count == count == first.context["page"].paginator.count + 1
+    assert shown(response) == expected[:PER_PAGE]

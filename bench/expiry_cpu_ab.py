@@ -12,8 +12,10 @@ of this one. On a shared machine the wall time follows the load; the server's CP
 seconds a cart do not (much): they compare commits, index sets and machines.
 It prints the carts' and the inventory's indexes (a fresh ``MONGODB_NAME`` that
 ``migrate`` has not prepared has only ``_id``). ``--rounds N`` expires N fills in
-turn: from the second on, the server's oplog is past its entry cap (100,000 by
-default) and every write also prunes an old entry, as in a 100,000-cart run.
+turn: from the second on, a server that keeps an oplog (a replica set's persona, as the
+shop's server did before it ran ``--standalone``) is past its entry cap (100,000 by
+default) and every write also prunes an old entry, as in a 100,000-cart run. To compare
+servers, start them by hand and point ``MONGODB_URI`` at each (``migrate`` first).
 
 The A/B runs of 2026-11-29 (``docs/performance-operations.md``) used it with
 ``SHOP_LOCAL_DB_DIR`` and ``SHOP_LOCAL_DB_CACHE_SIZE`` set per run.

@@ -30,6 +30,7 @@ from catalog.listings.savings_count_manager import SavingsCountManager
 from catalog.listings.window_manager import NewestWindowManager
 from catalog.listings.manager import ListingManager
 from catalog.listings.search_manager import SearchManager
+from catalog.listings.search_summary import SearchSummaryManager
 from catalog.products.export_manager import ProductExportManager
 from catalog.products.import_manager import ProductImportManager
 from catalog.products.manager import ProductManager
@@ -518,6 +519,27 @@ class SavingsCount(models.Model):
 
     def __str__(self):
         return f"saving {self.id}%: {self.listed} products"
+
+
+class SearchSummary(models.Model):
+    """What a search by relevance shows, kept per set of words (``search_summaries``,
+    ``catalog/listings/search_summary.py``): ``total`` and, per price band, its counts, facet
+    counts and best matches, as counted at ``stamp`` (the facet fields and its words'
+    versions). A search's first visit reads it rather than every match. Written only by
+    ``SearchSummary.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=700, db_column="_id")
+    stamp = models.CharField(max_length=64)
+    total = models.IntegerField(default=0)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SearchSummaryManager()
+
+    class Meta:
+        db_table = "search_summaries"
+
+    def __str__(self):
+        return f"{self.id}: {self.total} products"
 
 
 class NewestWindow(models.Model):

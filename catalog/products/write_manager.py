@@ -117,7 +117,8 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
 
     def delete_all(self):
         """Delete every product, and every category's kept count, kept facet counts and kept
-        order counts, and the deals' kept counts per saving; returns how many products.
+        order counts, the deals' kept counts per saving and the searches' kept summaries; returns
+        how many products.
         (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
@@ -126,4 +127,5 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
             catalog_model("FacetCount").objects.forget_all()
             catalog_model("OrderCount").objects.forget_all()
             catalog_model("SavingsCount").objects.forget_all()
+            catalog_model("SearchSummary").objects.forget_all()
             writes.catalog_reset()

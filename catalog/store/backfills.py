@@ -89,7 +89,7 @@ def number_siblings_by_name(using="default"):
 
 def fill_variant_in(using="default"):
     """Set ``variant_in`` (``catalog.products.variants.variant_in``: its categories paired with
-    its variants' options) on every product whose stored value differs (migration ``0020``):
+    its variants' options) on every product whose stored value differs (migration ``0021``):
     one read of the products, one ``bulk_write``."""
     collection = connections[using].get_collection("products")
     updates = []

@@ -139,6 +139,9 @@ ISSUED = "issued"
 #: The deals' counts kept in the database (``SavingsCount.objects``): bumped by a write that
 #: names too many versions to bump ``savings:<pct>`` one by one (a load) and by a reset.
 SAVINGS_KEPT = "savings-kept"
+#: The searches' summaries kept in the database (``SearchSummary.objects``): bumped as
+#: ``savings-kept`` is, by a write naming too many versions to bump each ``words:<word>``.
+SEARCH_KEPT = "search-kept"
 #: The automatic offers' labels (promotions.labels): written when an offer is saved or deleted.
 OFFERS = "offers"
 #: Read with the first cached read of every request.

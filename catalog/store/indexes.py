@@ -29,7 +29,7 @@ _PRODUCT_INDEXES = [
     ([("listed_in", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)], {"name": "listed_in_title"}),
     # A category page narrowed by a variant attribute (``?format=Vinyl``): its categories paired
     # with its variants' options, one array (``catalog.products.variants.variant_in``), newest
-    # first, migration 0020.
+    # first, migration 0021.
     (
         [("variant_in", ASCENDING), ("details.issue_date", DESCENDING), ("_id", ASCENDING)],
         {"name": "variant_in_issue_date"},

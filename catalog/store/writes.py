@@ -50,12 +50,12 @@ import datetime
 
 from django.conf import settings
 
-from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KEPT, TREE, cards_scope,
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KEPT, SEARCH_KEPT, TREE, cards_scope,
                      category_scope, faceted_part_scope, faceted_scope, names_scope, order_scope,
                      price_count_scope, prices_scope, product_scope, relisted_scope, savings_part_scope,
                      savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of, facet_fields
-from catalog.listings.facet_parts import issue_part, shift_parts
+from catalog.listings.facet_parts import bands_matched, issue_part, shift_parts
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.products.keywords import _values as keyword_source_values
 from catalog.store.siblings import catalog_model
@@ -210,7 +210,10 @@ def facts(document):
             "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
             "title": document.get("title"), "retail": pricing.get("retail"),
             "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES]),
+            # the band counted (``band_of``: no price counts in the last) and whether a band's
+            # filter matches it (a search's summary parts, ``search_summary``: no price, none)
             "faceted": repr((document.get("type"), band_of(pricing.get("retail")),
+                             bool(bands_matched(pricing.get("retail"))),
                              sorted((k, repr(v)) for k, v in details.items()),
                              [dict(_get(v, "options") or {}) for v in document.get("variants") or []]))}
 
@@ -236,13 +239,14 @@ def bounded_product_scopes(changes):
     the categories the products are listed in before and after, under which their kept facet
     counts are stamped (``catalog/listings/facet_parts.py``; as many names as categories), and
     ``savings-kept``, under which the deals' counts kept per saving are stamped
-    (``SavingsCount.objects``): one write, and every cached read of the catalog is read again
+    (``SavingsCount.objects``), and ``search-kept``, the searches' kept summaries'
+    (``SearchSummary.objects``): one write, and every cached read of the catalog is read again
     once."""
     names = product_scopes(changes)
     if len(names) <= settings.CATALOG_VERSIONS_BUMP_LIMIT:
         return names
     listed = {i for pair in changes for side in pair if side for i in side.get("listed_in") or []}
-    return (EPOCH, SAVINGS_KEPT, *relisted_scope(listed))
+    return (EPOCH, SAVINGS_KEPT, SEARCH_KEPT, *relisted_scope(listed))
 
 
 def relisted_categories(changes):
@@ -389,8 +393,9 @@ def category_saved(category):
 def catalog_reset():
     """After a write that empties a collection of the catalog (``delete_all``) or a bulk load
     that bumped nothing (``populatedb``): bump the epoch, every cached read, and the deals'
-    counts kept per saving (``savings-kept``; one write)."""
-    _versions().bump((EPOCH, SAVINGS_KEPT))
+    counts kept per saving (``savings-kept``) and the searches' kept summaries
+    (``search-kept``; one write)."""
+    _versions().bump((EPOCH, SAVINGS_KEPT, SEARCH_KEPT))
 
 
 def product_types_changed():

@@ -179,8 +179,9 @@ def test_a_write_of_more_scopes_than_the_limit_bumps_the_epoch_and_the_relisting
     after = {d["name"]: d["token"] for d in versions.find()}
     bumped = {name for name, token in after.items() if before.get(name) != token}
     listed = sorted(str(i) for i in Product.objects.get(sku="A").listed_in)
-    # and the deals' counts kept per saving (``savings_counts``)
-    assert bumped == {"catalog", "savings-kept", *(f"relisted:{i}" for i in listed)}
+    # and the deals' counts kept per saving (``savings_counts``), the searches' summaries
+    # (``search_summaries``)
+    assert bumped == {"catalog", "savings-kept", "search-kept", *(f"relisted:{i}" for i in listed)}
     assert_counts_are_plain("/c/music/", base, {})
     assert values(Client().get("/c/music/"), "genre")["Soul"] == 1
 

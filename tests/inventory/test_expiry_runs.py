@@ -57,9 +57,10 @@ def test_each_cart_is_written_once_straight_to_expired():
         assert Cart.expiry.expire(60) == {"expired": 5, "returned": 15}
     cart_writes = [n for (collection, op), n in zip(ops.operations, ops.statements)
                    if collection == "carts" and op in ("update", "findAndModify")]
-    # One update_many of the idle carts; the carts left are read (the fresh one) and none is
-    # undated or past its maximum age, so nothing more is written. No second status write.
-    assert cart_writes == [1]
+    # One write of the idle carts (a bulk_write of an update_many per status: active, expiring);
+    # the carts left are read (the fresh one) and none is undated or past its maximum age, so
+    # nothing more is written. No second status write.
+    assert cart_writes == [2]
     stamps = {cart_doc(c)["last_modified"] for c in old}
     assert len(stamps) == 1 and {cart_doc(c)["status"] for c in old} == {"expired"}
     assert cart_doc(fresh[0])["status"] == "active"
@@ -262,4 +263,27 @@ def test_expire_carts_killed_with_kill_9_is_finished_by_the_next_run():
     assert Cart.objects.collection.count_documents({"status": "expired"}) == 4000
     assert all(inventory(sku)["qty"] == inventory(sku)["stocked"] and inventory(sku)["carted"] == [] for sku in skus)
     assert ExpiryRun.objects.unfinished() == []
+    assert_invariant()
+
+
+def test_the_idle_carts_write_reads_the_idle_carts_not_the_fresh_ones():
+    # A shop has many fresh carts beside the idle few. ``status: {$in: [...]}`` made the local
+    # server read every cart (local-server difference 17); one update_many per status, each an
+    # equality and a range on ``status_last_modified``, reads only the idle carts' entries.
+    for sku in SKUS:
+        stock(sku, 100)
+    idle = fill(3)
+    age_carts(120)
+    fill(20)  # fresh
+    with count_operations() as ops:
+        assert Cart.expiry.expire(60)["expired"] == len(idle)
+    database = Cart.objects.collection.database
+    examined = 0
+    for (name, op), command in zip(ops.operations, ops.commands):
+        if name == "carts" and op == "update":
+            for statement in command["updates"]:
+                plan = database.command("explain", {"find": "carts", "filter": statement["q"]},
+                                        verbosity="executionStats")
+                examined += plan["executionStats"]["totalDocsExamined"]
+    assert examined <= len(idle), examined
     assert_invariant()

@@ -236,3 +236,27 @@ def test_a_cache_size_that_is_not_a_size_is_refused_in_one_line(monkeypatch, val
     monkeypatch.setenv("SHOP_LOCAL_DB_CACHE_SIZE", value)
     with pytest.raises(localserver.LocalServerError, match="SHOP_LOCAL_DB_CACHE_SIZE must be a size"):
         localserver._command("/tmp/db", 27099, durable=True)
+
+
+def test_the_local_server_keeps_no_oplog_and_still_runs_transactions():
+    """SecantusDB writes an oplog entry for every document written (and, past its cap, deletes
+    one) only as a replica set; the shop reads no change stream, so its server runs
+    ``--standalone``: no oplog, and multi-document transactions (the invoices' numbering) as
+    before (local-server difference 25)."""
+    from core.mongo import localserver
+
+    uri, process = localserver.start_throwaway()
+    try:
+        client = pymongo.MongoClient(uri)
+        assert "setName" not in client.admin.command("hello")
+        database = client.standalone_check
+        database.counters.insert_one({"_id": "n", "seq": 0})
+        with client.start_session() as session:
+            session.with_transaction(lambda s: database.counters.update_one(
+                {"_id": "n"}, {"$inc": {"seq": 1}}, session=s))
+        assert database.counters.find_one({"_id": "n"})["seq"] == 1
+        assert "oplog.rs" not in client.local.list_collection_names()
+        client.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -30,7 +30,7 @@ def fill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('catalog', '0019_savings_counts_newest_windows'),
+        ('catalog', '0020_search_summaries'),
     ]
 
     operations = [

@@ -30,6 +30,7 @@ from catalog.listings.savings_count_manager import SavingsCountManager
 from catalog.listings.window_manager import NewestWindowManager
 from catalog.listings.manager import ListingManager
 from catalog.listings.search_manager import SearchManager
+from catalog.listings.search_summary import SearchSummaryManager
 from catalog.products.export_manager import ProductExportManager
 from catalog.products.import_manager import ProductImportManager
 from catalog.products.manager import ProductManager
@@ -39,7 +40,9 @@ from catalog.store.versions import CatalogVersionManager
 from catalog.tree.category_manager import CategoryManager
 from catalog.tree.category_writes import CategoryWriteManager
 from catalog.products.report_manager import CatalogReportManager
-from catalog.store.writes import prepare_product, product_facts, products_changing
+from catalog.store.writes import facts as document_facts
+from catalog.store.writes import prepare_product, products_changing
+from core.mongo.documents import model_to_document
 from catalog.products.attributes import clean_details
 
 
@@ -279,6 +282,10 @@ class Product(models.Model):
     # category and its whole subtree are one equality, ``{listed_in: id}``;
     # kept by save(), Product.writes.sync and Category.writes.move.
     listed_in = ArrayField(ObjectIdField(), default=list, blank=True, editable=False)
+    # "<category id>:<code>:<value>" of each category of ``listed_in`` and each value of its
+    # variants' options (catalog/products/variants.py ``variant_in``): a category page narrowed
+    # by a variant attribute reads its products on one index; kept with ``listed_in``.
+    variant_in = ArrayField(models.CharField(max_length=400), default=list, blank=True, editable=False)
     shipping = EmbeddedModelField(Shipping, null=True, blank=True)
     pricing = EmbeddedModelField(Pricing)
     # Overrides its type's tax class (taxes.models.TAX_CLASSES); "" for the type's.
@@ -334,13 +341,20 @@ class Product(models.Model):
         (``clean_product``: its details against its type, raising ValidationError), with ``title_lower``, ``keywords`` and ``listed_in`` derived
         (one read of its categories), the kept counts of the categories it enters or leaves
         marked and recounted (one read of what is stored; 3 more round trips when its
-        categories change) and, once saved, the versions of its pages bumped (one write)."""
+        categories change) and, once saved, the versions of its pages bumped (one write); when
+        it changes what its categories' facets count, their kept counts moved by it (up to 6
+        more round trips: ``catalog.listings.facet_parts.PartsShift``)."""
         prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "skus", "pricing"}
-        before = Product.writes.stored_facts(self.pk) if self.pk else None
-        with products_changing([(before, product_facts(self, kwargs.get("using") or "default"))]):
+            kwargs["update_fields"] = {*update_fields, "title_lower", "keywords", "listed_in", "variant_in", "skus",
+                                      "pricing"}
+        stored = Product.writes.stored_document(self.pk) if self.pk else None
+        after = model_to_document(self, kwargs.get("using") or "default")
+        # The whole product written (no update_fields): its kept facet counts moved by what it
+        # changed (``writes.products_changing``'s ``documents``).
+        with products_changing([(None if stored is None else document_facts(stored), document_facts(after))],
+                               documents=(stored, after) if update_fields is None else None):
             super().save(*args, **kwargs)
 
     def get_absolute_url(self):
@@ -505,6 +519,27 @@ class SavingsCount(models.Model):
 
     def __str__(self):
         return f"saving {self.id}%: {self.listed} products"
+
+
+class SearchSummary(models.Model):
+    """What a search by relevance shows, kept per set of words (``search_summaries``,
+    ``catalog/listings/search_summary.py``): ``total`` and, per price band, its counts, facet
+    counts and best matches, as counted at ``stamp`` (the facet fields and its words'
+    versions). A search's first visit reads it rather than every match. Written only by
+    ``SearchSummary.objects``."""
+
+    id = models.CharField(primary_key=True, max_length=700, db_column="_id")
+    stamp = models.CharField(max_length=64)
+    total = models.IntegerField(default=0)
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SearchSummaryManager()
+
+    class Meta:
+        db_table = "search_summaries"
+
+    def __str__(self):
+        return f"{self.id}: {self.total} products"
 
 
 class NewestWindow(models.Model):

@@ -104,6 +104,30 @@ class FacetCountManager(MongoCollectionMixin, models.Manager):
                 found[part] = _counts(document)
         return found
 
+    def kept_parts(self, stamps):
+        """``{(category id, part): counts}`` of the parts of ``stamps`` (``{(category id, part):
+        stamp}``) kept at that stamp: one read by ``_id`` (an ``$in``), as ``kept``."""
+        ids = {_id(*place): place for place in stamps}
+        found = {}
+        for document in self.collection.find({"_id": {"$in": sorted(ids)}}):
+            place = ids.get(document["_id"])
+            if place is not None and document.get("stamp") == stamps[place]:
+                found[place] = _counts(document)
+        return found
+
+    def shift(self, moved):
+        """Replace each part of ``moved`` (``{(category id, part): (stamp, new stamp, counts)}``)
+        with ``counts`` stamped ``new stamp``, only while it is still kept at ``stamp`` (a
+        compare-and-set on the stamp, no upsert): one write, none for nothing. A part whose
+        counts would hold more than ``MOST_VALUES_KEPT`` values is left (counted again)."""
+        moment = clock.now()
+        writes = [ReplaceOne({"_id": _id(category_id, part), "stamp": stamp},
+                             _stored(counts, new_stamp, category_id, part, moment))
+                  for (category_id, part), (stamp, new_stamp, counts) in sorted(moved.items(), key=str)
+                  if sum(len(v) for v in counts["values"].values()) <= MOST_VALUES_KEPT]
+        if writes:
+            self.collection.bulk_write(writes, ordered=False)
+
     def keep(self, category_id, counted):
         """Keep ``counted`` (``{part: (stamp, counts)}``) for ``category_id``: one write of
         the parts with at most ``MOST_VALUES_KEPT`` values (none when there are none). A

@@ -36,6 +36,7 @@ from core.mongo.collections import MongoCollectionMixin
 from catalog.store.cache import cache_key, cached, catalog_version, note_kept
 from catalog.listings.facets import PRICE_BANDS, band_filter
 from catalog.listings.facet_parts import PRICE, FacetPartsMixin, _held
+from catalog.listings.search_summary import chosen_bands
 from inventory.models import Inventory
 from inventory.shown import SOLD_OUT, shown_sold_out
 
@@ -110,10 +111,13 @@ class FacetManager(FacetPartsMixin, MongoCollectionMixin, models.Manager):
 
             return cached("facets", ("parts", stages, [f["field"] for f in fields]), summed, scope)
 
-        if not filters and stages and all(list(s) == ["keywords"] and isinstance(s["keywords"], str) for s in stages):
-            # A search without a choice: counted with its results' ranking, one read of its
-            # matches (``Product.search.search_ranked``, cached under its words' versions).
-            ranked = self.model.search.search_ranked([s["keywords"] for s in stages])["facets"]
+        bands = chosen_bands(list(filters.values())) if set(filters) == {"price"} else None
+        if (not filters or bands) and stages \
+                and all(list(s) == ["keywords"] and isinstance(s["keywords"], str) for s in stages):
+            # A search without a choice or with price bands chosen: from its summary, counted
+            # with its results' ranking (``Product.search.search_ranked``: kept in the database
+            # under its words' versions, else one read of its matches).
+            ranked = self.model.search.search_ranked([s["keywords"] for s in stages], bands)["facets"]
             if ranked["fields"] == [(f["code"], f["field"]) for f in fields]:
                 counts = ranked["counts"]
                 return {"total": counts["total"], "listed": counts["total"],

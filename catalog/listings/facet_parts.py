@@ -28,6 +28,7 @@ dates' range (on the ``listed_in_issue_date`` index), many (a category
 never counted) by reading the whole category's products.
 """
 
+import copy
 import datetime
 import hashlib
 
@@ -248,7 +249,8 @@ class FacetPartsMixin:
     def kept_facet_parts(self, category_id, fields, parts):
         """``{part: counts}`` of ``parts`` of ``category_id``'s facet counts: those kept at
         their current stamp (``FacetCount.objects``: one read), the others counted
-        (``_count_parts``: one read of products) and kept (one write)."""
+        (``_count_parts``: one read of products) and kept (one read of their versions again,
+        one write) when their versions did not change meanwhile."""
         key = _fields_key(fields)
         scopes = {part: part_scope(category_id, part) for part in parts}
         tokens = _tokens(sorted({name for names in scopes.values() for name in names}))
@@ -258,7 +260,13 @@ class FacetPartsMixin:
         missing = [part for part in parts if part not in found]
         if missing:
             counted = self._count_parts(category_id, fields, missing)
-            kept.keep(category_id, {part: (stamps[part], counted[part]) for part in missing})
+            # Kept only at versions that did not change while it counted (one more read): a
+            # save racing the count may move the parts kept at the versions before it
+            # (``PartsShift``), which must not hold its change already.
+            now = catalog_model("CatalogVersion").objects.tokens(sorted(tokens))
+            unchanged = [part for part in missing
+                         if all(now.get(n, UNSET) == tokens[n] for n in scopes[part])]
+            kept.keep(category_id, {part: (stamps[part], counted[part]) for part in unchanged})
             found.update(counted)
         return found
 
@@ -291,3 +299,142 @@ class FacetPartsMixin:
                 _add_held(counts[part], values, band, bands)
             counts[part]["by"] = _conditioned(fields, products)
         return counts
+
+
+def _take_held(counts, values, band, leave_out=None):
+    """Take a product held as ``_held`` gives it out of ``counts`` (the inverse of
+    ``_add_held``), dropping what falls to 0; False when something would fall below 0 (the
+    counts did not hold it: not what was counted)."""
+    counts["total"] -= 1
+    if leave_out != PRICE:
+        counts["bands"][band] = counts["bands"].get(band, 0) - 1
+        if counts["bands"][band] == 0:
+            del counts["bands"][band]
+        elif counts["bands"][band] < 0:
+            return False
+    for code, held in values.items():
+        if code == leave_out:
+            continue
+        slot = counts["values"].setdefault(code, {})
+        for value in held:
+            slot[value] = slot.get(value, 0) - 1
+            if slot[value] == 0:
+                del slot[value]
+            elif slot[value] < 0:
+                return False
+    return counts["total"] >= 0
+
+
+def shifted(counts, fields, removed=None, added=None):
+    """The counts of a part (``_count_parts``' form, with ``by``) after a product held as
+    ``removed`` left it and one held as ``added`` joined it (each a ``_held`` tuple, or None):
+    what counting the part again would give, without reading its products. None when that is
+    not sure (the caller then leaves the part to be counted again): no ``by`` kept, a facet
+    whose values cross ``MOST_VALUES_CONDITIONED``, a product leaving that held several values
+    of a conditioned facet (its ``multi`` might fall), or a count that would fall below 0."""
+    if counts.get("by") is None:
+        return None
+    new = copy.deepcopy(counts)
+    if removed is not None and not _take_held(new, removed[0], removed[1]):
+        return None
+    if added is not None:
+        _add_held(new, added[0], added[1])
+    codes = {PRICE} | {f["code"] for f in fields if len(new["values"].get(f["code"], {})) <= MOST_VALUES_CONDITIONED}
+    if codes != set(new["by"]):
+        return None
+    for code in codes:
+        table = new["by"][code]
+        if removed is not None:
+            keys = removed[2] if code == PRICE else removed[0][code]
+            if len(keys) > 1:
+                return None
+            for key in keys:
+                slot = table["values"].get(key)
+                if slot is None or not _take_held(slot, removed[0], removed[1], leave_out=code):
+                    return None
+                if slot["total"] == 0:
+                    del table["values"][key]
+        if added is not None:
+            keys = added[2] if code == PRICE else added[0][code]
+            table["multi"] = table["multi"] or len(keys) > 1
+            for key in keys:
+                slot = table["values"].setdefault(key, {"total": 0, "values": {}, "bands": {}})
+                _add_held(slot, added[0], added[1], leave_out=code)
+    return new
+
+
+class PartsShift:
+    """A product's save that moves the kept facet counts of its categories' parts by what it
+    changed (``shifted``) instead of leaving those parts to be counted again by the next
+    reader (half of a faceted page's time right after an edit: a decade of the category
+    read). Made by ``shift_parts`` before the product's write, ``finish``ed after it.
+
+    Why it stays right with writers and readers racing: before the write, the parts'
+    versions (``faceted:<id>:<part>``) are given new tokens only if they still have the ones
+    read (``CatalogVersion.objects.claim``); after the write they are given their final tokens
+    the same way, which fails if any other writer gave them tokens in between (a second save
+    claims from the first's new tokens: it may move only parts kept at those). Only when both
+    held are the kept parts stamped at the tokens read first moved to the final ones
+    (``FacetCount.objects.shift``: a compare-and-set on the stamp): no other write of these
+    parts came in between, and a part counted by a reader while the write ran is never kept
+    at the first tokens (``kept_facet_parts`` keeps a count only if its versions did not
+    change while it counted). Anything else is the usual bump: the part counted again."""
+
+    def __init__(self, fields, moves, first, claimed):
+        self.fields, self.moves, self.first, self.claimed = fields, moves, first, claimed
+
+    @property
+    def names(self):
+        """The version names of the parts it moves (``faceted:<id>:<part>``)."""
+        return set(self.claimed)
+
+    def finish(self):
+        """After the product's write: the parts' final tokens (one write) and, when nothing
+        came in between, their kept counts moved (one read, one write of those kept at the
+        first tokens); else the parts bumped (one write)."""
+        versions = catalog_model("CatalogVersion").objects
+        final = versions.claim(self.claimed)
+        if final is None:
+            versions.bump(tuple(sorted(self.claimed)))
+            return
+        key = _fields_key(self.fields)
+        stamps = {}
+        for (category_id, part) in self.moves:
+            part_name, relisted = part_scope(category_id, part)
+            stamps[(category_id, part)] = (
+                _stamp(key, (self.first.get(part_name, UNSET), self.first.get(relisted, UNSET))),
+                _stamp(key, (final[part_name], self.first.get(relisted, UNSET))))
+        kept = catalog_model("FacetCount").objects
+        found = kept.kept_parts({place: old for place, (old, _new) in stamps.items()})
+        moved = {}
+        for place, counts in found.items():
+            removed, added = self.moves[place]
+            counts = shifted(counts, self.fields, removed, added)
+            if counts is not None:
+                moved[place] = (stamps[place][0], stamps[place][1], counts)
+        kept.shift(moved)
+
+
+def shift_parts(before, after, fields):
+    """A ``PartsShift`` for a save of a product from ``before`` to ``after`` (documents as
+    stored: ``listed_in``, ``details``, ``pricing.retail``, the facet ``fields``), or None
+    (a product added, removed or moved between categories: their parts are bumped and counted
+    again, as are those of a claim that failed). One read of the parts' versions and one write
+    (their claim)."""
+    if before is None or after is None:
+        return None
+    listed = list(before.get("listed_in") or [])
+    if not listed or set(listed) != set(after.get("listed_in") or []):
+        return None
+    sides = [(issue_part((side.get("details") or {}).get("issue_date")), _held(fields, side))
+             for side in (before, after)]
+    moves = {}
+    for category_id in listed:
+        for number, (part, held) in enumerate(sides):
+            removed, added = moves.get((category_id, part), (None, None))
+            moves[(category_id, part)] = (held, added) if number == 0 else (removed, held)
+    names = sorted({name for place in moves for name in part_scope(*place)})
+    first = catalog_model("CatalogVersion").objects.tokens(names)
+    parts = sorted({part_scope(*place)[0] for place in moves})
+    claimed = catalog_model("CatalogVersion").objects.claim({name: first.get(name) for name in parts})
+    return None if claimed is None else PartsShift(fields, moves, first, claimed)

@@ -226,8 +226,10 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
                 and min_cents is None and max_cents is None and len(refined.stages) == 1:
             # Narrowed by facets, newest first: the count is the facet counts' (kept), the page
             # read as the category's is (windows of issue dates), narrowed by the choice.
-            return FacetedListing(self, refined, total, scope=scope, order=self.faceted_order_scope(category_ids),
-                                  variant_options=variant_options)
+            # Its cards keyed by their products' versions (``ordered_cards``), not ``cards:``: an
+            # edit of a product it does not show leaves them warm.
+            return FacetedListing(self, refined, total, scope=category_scope(category_ids),
+                                  order=self.faceted_order_scope(category_ids), variant_options=variant_options)
         if refined:  # narrowed by facets
             return ProductListing(self, list(refined), SORTS[sort], page_hint=page_hint(page, per_page),
                                   scope=scope, variant_options=variant_options)
@@ -393,15 +395,19 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
         filters (a facet choice's), each a ``$match`` after the window's, so that the window's
         alone is served by the index (local-server difference 14 in
         docs/local-server-differences.md; a real MongoDB merges them); a window then holds the
-        page once ``stop`` of its products match them all. ``variant_options``: as
+        page once ``stop`` of its products match them all. The first page of such a list (with
+        ``order``: a category page narrowed by facets) keeps where it ended too, as the home
+        page's does (narrowed past 90 days, its first windows read every product of the
+        category issued since: a few hundred of a large one). ``variant_options``: as
         ``CardList``'s (with ``order``).
         """
         narrowed = list(narrowed)
-        # The home page's lists (by SKU, from the first product) keep where they ended.
-        keep_window = by_sku and start == 0 and order is None and not narrowed
+        # The home page's lists (by SKU, from the first product) and a category's first page
+        # narrowed by facets keep where they ended.
+        keep_window = start == 0 and (by_sku and order is None and not narrowed or order is not None and narrowed)
 
         def read(projection):
-            key = window_key(match, start, stop) if keep_window else None
+            key = window_key((match, narrowed) if narrowed else match, start, stop) if keep_window else None
             kept = catalog_model("NewestWindow").objects.since(key) if key else None
             documents = None
             if isinstance(kept, datetime.datetime):
@@ -409,7 +415,7 @@ class ListingManager(DealsMixin, MongoCollectionMixin, models.Manager):
                 # local server leaves out a bound's own date, as in ``part_range``).
                 # (docs/local-server-differences.md: local-server difference 7)
                 documents = self._newest_window(match, {"$gt": kept - datetime.timedelta(milliseconds=1)},
-                                                start, stop, projection)
+                                                start, stop, projection, narrowed)
                 if len(documents) < stop - start:
                     documents = None
             now, days = clock.now(), NEWEST_FIRST_WINDOW_DAYS

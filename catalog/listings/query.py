@@ -17,6 +17,7 @@ Used by ``Product.listings`` (``catalog/listings/manager.py``), search
 from pymongo import ASCENDING, DESCENDING
 
 from catalog.store.cache import savings_scope
+from catalog.products.variants import variant_key
 from catalog.listings.paginators import clamp_page
 
 #: A category page's orders (``?sort=``): each ends on ``_id`` so that pages never overlap.
@@ -245,7 +246,9 @@ class FacetedListing(CountedListing):
     index, each narrowed by the choice (``ListingManager.newest_page``), so it examines about
     the products issued since the page's oldest rather than every match; any other page
     sorts every match (``refined``, the first chosen facet's index serving it where it has
-    one: an artist's few products), as ``ProductListing`` did.
+    one: an artist's few products), as ``ProductListing`` did. With one value of a variant
+    attribute chosen, either reads only the products holding it (``by_variant``: on
+    ``variant_in``). Its cards are keyed by the products shown (``scope``: the category's).
     """
 
     def __init__(self, manager, refined, total, scope=("products",), order=((), None, None), variant_options=None):
@@ -253,13 +256,43 @@ class FacetedListing(CountedListing):
                          order=order)
         self.refined, self.filters = list(refined), list(refined.filters)
         self.variant_options = dict(variant_options or {})
+        self.by_variant = by_variant(self.match, self.filters)
 
     def _read_page(self, start, stop):
+        match, filters = self.by_variant or (self.match, self.filters)
         if stop is not None and WINDOWED_FROM < self._total and stop < self._total:
-            return self.manager.newest_page(self.match, start, stop, self.scope, order=self.order,
-                                            narrowed=self.filters, variant_options=self.variant_options)
+            return self.manager.newest_page(match, start, stop, self.scope, order=self.order,
+                                            narrowed=filters, variant_options=self.variant_options)
+        if self.by_variant:
+            return self.manager.sorted_page(match, self.sort, start, stop, self.scope, self.order,
+                                            narrowed=filters, variant_options=self.variant_options)
         return self.manager.sorted_page(self.refined[0], self.sort, start, stop, self.scope, self.order,
                                         narrowed=self.refined[1:], variant_options=self.variant_options)
+
+
+def by_variant(match, filters):
+    """``(match, filters)`` of a category page (``match``: ``{listed_in: id}``) narrowed by one
+    value of a variant attribute among ``filters`` (``{"variants.options.<code>": {"$in":
+    [value]}}``): the same products as ``{listed_in: id}`` and that filter, named as one
+    equality on ``variant_in`` (``"<id>:<code>:<value>"``, ``catalog.products.variants``) with
+    the other filters after it, so that the ``variant_in_issue_date`` index serves the page's
+    windows and its sort reads only the products holding the value, not every product of the
+    category (MongoDB cannot index ``listed_in`` and the options together: two arrays). None
+    for any other page, and for several values (local-server difference 17 in
+    docs/local-server-differences.md: SecantusDB 0.7.0b3 uses no index for an ``$in`` on the
+    first field of a compound index)."""
+    if set(match) != {"listed_in"} or isinstance(match["listed_in"], dict):
+        return None
+    for index, condition in enumerate(filters):
+        if len(condition) != 1:
+            continue
+        (name, test), = condition.items()
+        if name.startswith("variants.options.") and isinstance(test, dict) \
+                and set(test) == {"$in"} and len(test["$in"]) == 1 and isinstance(test["$in"][0], str):
+            code = name[len("variants.options."):]
+            return ({"variant_in": variant_key(match["listed_in"], code, test["$in"][0])},
+                    filters[:index] + filters[index + 1:])
+    return None
 
 
 class DealsListing(ProductQuery):

@@ -67,14 +67,16 @@ RANK_SOURCE_FIELDS = {"sku": 1, "title": 1, "details.artist": 1, "details.tracks
                       "details.actor": 1, "details.director": 1}
 
 
-def rank_document(document, words):
+def rank_document(document, words, search=None):
     """``search_ranking``'s fields of ``document`` (a product with ``RANK_SOURCE_FIELDS``),
     computed in the process rather than by the server: ``{"rank", "matched_tracks",
     "matched_people"}``, the same values as the stages give on the local server (whose
     ``$regexMatch`` is Python's ``re`` with ``re.IGNORECASE``; on MongoDB its PCRE, the same
     for the words ``search_words`` keeps). A value that is not a string never matches (the
-    server refuses it in a ``$regexMatch``; the shop stores none)."""
-    search = _compiled(tuple(words)).search
+    server refuses it in a ``$regexMatch``; the shop stores none). ``search``: the compiled
+    ``word_pattern(words)``'s ``search`` when the caller holds it (default: compiled here,
+    through a small cache)."""
+    search = search or _compiled(tuple(words)).search
     details = document.get("details") if isinstance(document.get("details"), dict) else {}
     tracks = details.get("tracks") if isinstance(details.get("tracks"), list) else []
     matched_tracks = _first_hit(search, [t.get("title") for t in tracks if isinstance(t, dict)])

@@ -12,6 +12,7 @@ from catalog.store.cache import PRODUCTS, words_scope
 from catalog.products.keywords import prefix_range, search_words
 from catalog.listings.query import SORTS, ProductListing, ProductQuery, page_hint
 from catalog.listings.ranking import RANK_FIELDS, search_ranking
+from catalog.listings.search_summary import chosen_bands
 
 #: The longest title prefix that ``suggest`` looks up (characters; the form refuses more).
 MAX_SUGGEST_PREFIX = 100
@@ -84,6 +85,9 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
     # page is kept from its first request). By price or date on any product's
     # (``catalog/store/cache.py``). Narrowed by facets, on any product's (a price or a genre
     # decides what shows).
+    # A choice of price bands only: by relevance from the search's summary too (its parts
+    # by price band), as is the search without a choice.
+    bands = _chosen_bands(refined, words) if sort == "relevance" else None
     relevance = sort == "relevance" and not refined
     scope = words_scope(words) if relevance else (PRODUCTS,)
 
@@ -93,23 +97,32 @@ def search_listing(manager, text, page=1, per_page=24, sort=DEFAULT_SEARCH_SORT,
                               stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=scope,
                               variant_options=variant_options, by_sku=relevance)
 
-    if relevance:
-        return RankedSearch(manager, words, aggregated, variant_options)
+    if relevance or bands:
+        return RankedSearch(manager, words, aggregated, variant_options, bands)
     return aggregated()
 
 
-class RankedSearch(ProductQuery):
-    """A search by relevance without a choice of facets: its count and the order of its first
-    ``RANKED_KEPT`` results from one read of what ranks its matches
-    (``Product.search.search_ranked``: their words' fields, ranked in the process, cached under
-    the words' versions with the facet counts it counts along), its cards read by SKU under
-    their products' versions. A page past those is read as before (``aggregated()``: a
-    ``ProductListing`` ranking every match in one aggregation)."""
+def _chosen_bands(refined, words):
+    """The price bands chosen (``search_summary.chosen_bands``) when ``refined`` (a
+    ``facets.Refined``) narrows the search for ``words`` by price bands only, else None."""
+    if not refined or getattr(refined, "stages", None) != [{"keywords": word} for word in words]:
+        return None
+    return chosen_bands(getattr(refined, "filters", ()))
 
-    def __init__(self, manager, words, aggregated, variant_options=None):
+
+class RankedSearch(ProductQuery):
+    """A search by relevance without a choice of facets, or with price ``bands`` chosen: its
+    count and the order of its first results (up to ``RANKED_KEPT``) from its summary
+    (``Product.search.search_ranked``: kept in the database under its words' versions, else
+    one read of what ranks its matches, ranked in the process, with the facet counts it
+    counts along), its cards read by SKU under their products' versions. A page past those is
+    read as before (``aggregated()``: a ``ProductListing`` ranking every match in one
+    aggregation)."""
+
+    def __init__(self, manager, words, aggregated, variant_options=None, bands=None):
         super().__init__(manager, [{"keywords": word} for word in words], SEARCH_SORTS["relevance"],
                          scope=words_scope(words))
-        self.words = list(words)
+        self.words, self.bands = list(words), bands
         self.aggregated = aggregated
         self.variant_options = dict(variant_options or {})
         self._ranked = None
@@ -118,7 +131,7 @@ class RankedSearch(ProductQuery):
     def ranked(self):
         """``ListingManager.search_ranked`` of the words (read once)."""
         if self._ranked is None:
-            self._ranked = self.manager.model.search.search_ranked(self.words)
+            self._ranked = self.manager.model.search.search_ranked(self.words, self.bands)
         return self._ranked
 
     def count(self):

@@ -8,12 +8,11 @@ from django.db import models
 
 from core.mongo.collections import MongoCollectionMixin
 
-from catalog.store.cache import cached, words_scope
+from catalog.store.cache import cached
+from catalog.store.siblings import catalog_model
 from catalog.products.keywords import search_words
-from catalog.listings.facet_parts import _add as add_to_counts
-from catalog.listings.facet_parts import _empty as empty_counts
 from catalog.listings.facets import facet_fields
-from catalog.listings.ranking import RANK_FIELDS, RANK_SOURCE_FIELDS, rank_document, rank_order_key
+from catalog.listings.search_summary import chosen_view, source_projection, summary_id, summary_scope
 from catalog.listings import search as search_module
 from catalog.listings.search import DEFAULT_SEARCH_SORT, search_listing, search_stages, suggest_query
 
@@ -29,8 +28,8 @@ class SearchManager(MongoCollectionMixin, models.Manager):
     def search_scope(self, text):
         """The cache scope of a search's facet counts: its words' (``words:<word>``), which a
         write of a product with one of them bumps when its searchable text or faceted values
-        change (``catalog/store/writes.py``)."""
-        return words_scope(search_words(text))
+        change (``catalog/store/writes.py``), and ``search-kept`` (the kept summaries')."""
+        return summary_scope(search_words(text))
 
     def search_stages(self, text):
         """The ``$match`` filters of a search for ``text`` (a list, one per word), or None
@@ -53,17 +52,24 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         return search_listing(self.model.listings, text, page=page, per_page=per_page, sort=sort, refined=refined,
                               variant_options=variant_options)
 
-    def search_ranked(self, words):
+    def search_ranked(self, words, bands=None):
         """What a search by relevance for ``words`` (a list of search words) shows without a
-        choice of facets: ``{"total": products holding every word, "order": the first
-        ``search.RANKED_KEPT`` as ``{"sku", "rank", "matched_tracks", "matched_people"}`` best match first
-        (``SEARCH_SORTS["relevance"]``), "facets": {"fields": [(code, field)], "counts":
-        {"total", "values": {code: {value: n}}, "bands": {band key: n}}}}``.
+        choice of facets, or with price ``bands`` chosen (band keys of ``facets.BAND_KEYS``):
+        ``{"total": products holding every word (in the chosen bands), "order": its first
+        results as ``{"sku", "rank", "matched_tracks", "matched_people"}`` best match first
+        (``SEARCH_SORTS["relevance"]``; at most ``search.RANKED_KEPT``, fewer when the kept
+        parts tell fewer for sure: ``search_summary.merged_order``), "facets": {"fields":
+        [(code, field)], "counts": {"total", "values": {code: {value: n}}, "bands": {band key:
+        n}}}}``; the bands' counts are the whole search's (a facet leaves out its own choice).
 
-        One read, cached under the words' versions (``words:<word>``, bumped when a product
-        with one of them changes its searchable text, its faceted values or its SKU): of one
-        word a ``find`` on the ``keywords`` index, of several an aggregation of one ``$match``
-        per word (the first on the index, as the search's), projected to what ranks a product
+        From the search's summary (``search_summary``), cached under the words' versions and
+        ``search-kept``: kept in the database (``SearchSummary.objects``: one read by ``_id``
+        when its stamp is current), else counted from one read of the matches and kept (one
+        write). That read is, of one word a ``find`` on the ``keywords`` index; of several, when
+        each word's summary is current, a ``find`` by ``_id`` of the products holding them all
+        (their kept ``ids`` intersected: ``SearchSummary.objects.matching``, one read), else an
+        aggregation of one ``$match`` per word, the rarest first (the one the index serves:
+        the kept summaries' totals tell which); projected to what ranks a product
         (``ranking.RANK_SOURCE_FIELDS``) and what its facets count. The ranking
         (``ranking.rank_document``, the same as ``search_ranking``'s stages) and the facet
         counts (as ``Product.facets.facet_counts`` counts them) are computed here: the local
@@ -73,30 +79,42 @@ class SearchManager(MongoCollectionMixin, models.Manager):
         (docs/local-server-differences.md: local-server difference 22); here each match is
         read once."""
         words, most = list(words), search_module.RANKED_KEPT
+        chosen = tuple(sorted(bands)) if bands else ()
+        fields = facet_fields()
+        summaries = catalog_model("SearchSummary").objects
 
-        def read():
-            fields = facet_fields()
-            projection = {**RANK_SOURCE_FIELDS, "pricing.retail": 1, **{f["field"]: 1 for f in fields}}
+        def count(summarizer, ids=None, totals=None):
+            projection = source_projection(fields)
             # Every match in the first reply (``batchSize``: the server's default first batch is
             # 101 documents, then a getMore per 16 MB): one round trip however many match.
-            if len(words) == 1:  # a find: the local server projects it faster than a $project stage
+            if ids is not None:  # several words, each kept: the products holding them all, by _id
+                documents = self.read_collection.find({"_id": {"$in": ids}}, projection, batch_size=_ONE_BATCH) \
+                    if ids else ()
+            elif len(words) == 1:  # a find: the local server projects it faster than a $project stage
                 documents = self.read_collection.find({"keywords": words[0]}, projection,
                                                       batch_size=_ONE_BATCH)
-            else:
+            else:  # the rarest word first: the one the index serves (local-server difference 14)
+                totals = totals or {}
+                ordered = sorted(words, key=lambda word: (totals.get(word, _ONE_BATCH), word))
                 documents = self.read_collection.aggregate(
-                    [*({"$match": {"keywords": word}} for word in words), {"$project": projection}],
+                    [*({"$match": {"keywords": word}} for word in ordered), {"$project": projection}],
                     batchSize=_ONE_BATCH)
-            counts, ranked = empty_counts(fields), []
             for document in documents:
-                add_to_counts(counts, fields, document)
-                ranked.append({"_id": document["_id"], "sku": document.get("sku"), "title": document.get("title"),
-                               **rank_document(document, words)})
-            ranked.sort(key=rank_order_key)
-            order = [{"sku": d["sku"], **{name: d[name] for name in RANK_FIELDS}} for d in ranked[:int(most)]]
-            return {"total": len(ranked), "order": order,
-                    "facets": {"fields": [(f["code"], f["field"]) for f in fields], "counts": counts}}
+                summarizer.add(document)
 
-        return cached("search-ranked", (tuple(words), int(most)), read, words_scope(words))
+        def summary():
+            return summaries.summary(words, fields, count)
+
+        def read():
+            found = cached("search-summary", (summary_id(words), [f["field"] for f in fields]), summary,
+                           summary_scope(words))
+            view = chosen_view(found, fields, chosen)
+            order = [{"sku": row[3], "rank": row[0], "matched_tracks": row[4], "matched_people": row[5]}
+                     for row in view["order"][:int(most)]]
+            return {"total": view["total"], "order": order,
+                    "facets": {"fields": [(f["code"], f["field"]) for f in fields], "counts": view["counts"]}}
+
+        return cached("search-ranked", (tuple(words), int(most), chosen), read, summary_scope(words))
 
     def suggest(self, prefix, limit=8):
         """Up to ``limit`` products whose title starts with ``prefix`` (any case), by title.

@@ -13,7 +13,7 @@ from pymongo import InsertOne, UpdateOne
 from core.mongo.collections import MongoCollectionMixin
 
 from catalog.fields import as_stored
-from catalog.products.variants import apply_to_document
+from catalog.products.variants import apply_to_document, variant_in
 from catalog.store import writes as catalog_writes
 from catalog.store.siblings import catalog_model
 
@@ -55,9 +55,11 @@ _FACTS = {**{k: 1 for k in catalog_writes.FACTS_FIELDS if not k.startswith(("pri
 
 def _with_variants(stored, variants):
     """The ``$set`` of a product (``stored``: its ``sku`` and ``pricing``) given ``variants``:
-    them, ``skus``, and its pricing (its cheapest variant's: ``catalog/products/variants.py``)."""
+    them, ``skus``, its pricing (its cheapest variant's: ``catalog/products/variants.py``) and
+    ``variant_in`` (``stored``'s ``listed_in`` paired with their options)."""
     document = apply_to_document({"sku": stored["sku"], "pricing": stored.get("pricing"), "variants": variants})
-    return {"variants": variants, "skus": document["skus"], "pricing": document["pricing"]}
+    return {"variants": variants, "skus": document["skus"], "pricing": document["pricing"],
+            "variant_in": variant_in(stored.get("listed_in"), variants)}
 
 
 def _counts():

@@ -68,13 +68,14 @@ class ProductManager(SubdocumentMixin, MongoCollectionMixin, models.Manager):
         """The product document with ``sku``, or its value at ``steps`` (FoundationDB "Hierarchical Documents" recipe): one read.
 
         ``sku`` may be a variant's: the document is then its product's. The document
-        is served as stored, without ``title_lower`` (a search copy of the title) and
-        ``skus`` (its SKU and its variants'), and with ``currency``: the currency of its
+        is served as stored, without ``title_lower`` (a search copy of the title), ``skus``
+        (its SKU and its variants') and ``variant_in`` (its categories paired with its
+        variants' options, for a listing's index), and with ``currency``: the currency of its
         prices, which are integer cents (``settings.SHOP_CURRENCY``). See
         ``SubdocumentMixin.read_path``. Raises ``Product.DoesNotExist``,
         ``MalformedPath``, ``PathNotFound``.
         """
-        return self.read_path({"skus": str(sku)}, steps, hidden=("title_lower", "skus"),
+        return self.read_path({"skus": str(sku)}, steps, hidden=("title_lower", "skus", "variant_in"),
                               added={"currency": settings.SHOP_CURRENCY})
 
     def get_with_availability(self, sku):

@@ -82,6 +82,24 @@ def apply_to_document(document):
     return document
 
 
+def variant_key(category_id, code, value):
+    """One entry of a product's ``variant_in``: ``"<category id>:<code>:<value>"`` (``code`` a
+    variant attribute's, an identifier; ``value`` any string after the second colon)."""
+    return f"{category_id}:{code}:{value}"
+
+
+def variant_in(listed_in, variants):
+    """A product's ``variant_in``: ``variant_key`` of each category of ``listed_in`` (its
+    categories and their ancestors) with each string value of its ``variants``' options
+    (documents or ``Variant`` instances), sorted, once each; ``[]`` without variants. One array
+    that pairs the two arrays a category page narrowed by a variant attribute (``?format=Vinyl``)
+    filters on, so that one index (``variant_in_issue_date``) serves it: MongoDB cannot index
+    two arrays of a document together (``listed_in`` and ``variants.options.<code>``)."""
+    values = {(code, value) for v in variants or () for code, value in (dict(_get(v, "options") or {})).items()
+              if isinstance(value, str)}
+    return sorted({variant_key(c, code, value) for c in listed_in or () for code, value in values})
+
+
 def apply_to_product(product):
     """``apply_to_document`` for a ``Product`` instance (before it is saved)."""
     product.skus = all_skus(product.sku, product.variants)

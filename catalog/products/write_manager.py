@@ -7,12 +7,12 @@ categories' counts. The imports' and feeds' writes are ``Product.imports``
 """
 
 from django.db import models
-from pymongo import InsertOne, ReplaceOne, UpdateMany
+from pymongo import InsertOne, ReplaceOne, UpdateMany, UpdateOne
 
 from core.mongo.collections import MongoCollectionMixin
 from core.mongo.documents import model_to_document
 
-from catalog.products.variants import keep_images
+from catalog.products.variants import keep_images, variant_in
 from catalog.tree.nodes import listed_in
 from catalog.store.siblings import catalog_model
 from catalog.store import writes
@@ -69,6 +69,11 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
                 self.collection.bulk_write(to_write, ordered=False)
         return report
 
+    def stored_document(self, product_id):
+        """Product ``product_id`` as stored with what ``writes.facts`` needs (``FACTS_FIELDS``),
+        or None when there is no such product (one read from the primary)."""
+        return self.collection.find_one({"_id": product_id}, writes.FACTS_FIELDS)
+
     def stored_facts(self, product_id):
         """``writes.facts`` of product ``product_id`` as stored, or None when there is no such
         product (one read from the primary: a save depends on it)."""
@@ -80,10 +85,12 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
         return catalog_model("Category").objects.ancestor_ids(ids)
 
     def relist_under(self, category_id, relisted=()):
-        """Recompute ``listed_in`` of every product listed in ``category_id`` or below it, after
+        """Recompute ``listed_in`` (and ``variant_in``) of every product listed in ``category_id`` or below it, after
         a move of that category (``CategoryWriteManager.move``): one read of those products'
-        category lists; when there are any, one read of the categories' (new) ancestors
-        and one ``bulk_write`` of one ``update_many`` per distinct list, around which the
+        category lists; when there are any, one read of the categories' (new) ancestors,
+        one of those products with variants, and one ``bulk_write`` of one ``update_many`` per
+        distinct list and one ``update_one`` per product with variants (its ``variant_in``,
+        ``catalog.products.variants.variant_in``), around which the
         categories ``relisted`` (those above it, before and after the move) are marked and
         recounted (``writes.relisting``). Returns how many distinct lists were
         rewritten. The caller bumps the versions (``writes.categories_changed``)."""
@@ -93,17 +100,25 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
         if not lists:
             return 0
         ancestors = self._category_ancestors({c for ids in lists for c in ids})
+        # The products with variants also pair their new ``listed_in`` with their options
+        # (``variant_in``): one update each (a category page's few with variants).
+        with_variants = list(self.collection.find({"listed_in": category_id, "variants.0": {"$exists": True}},
+                                                  {"categories": 1, "variants.options": 1}))
         with writes.relisting(relisted):
             self.collection.bulk_write([
-                UpdateMany({"listed_in": category_id, "categories": ids},
-                           {"$set": {"listed_in": listed_in(ids, ancestors)}})
-                for ids in lists
+                *(UpdateMany({"listed_in": category_id, "categories": ids},
+                             {"$set": {"listed_in": listed_in(ids, ancestors)}})
+                  for ids in lists),
+                *(UpdateOne({"_id": d["_id"]}, {"$set": {"variant_in": variant_in(
+                    listed_in(d.get("categories") or [], ancestors), d.get("variants"))}})
+                  for d in with_variants),
             ], ordered=False)
         return len(lists)
 
     def delete_all(self):
         """Delete every product, and every category's kept count, kept facet counts and kept
-        order counts, and the deals' kept counts per saving; returns how many products.
+        order counts, the deals' kept counts per saving and the searches' kept summaries; returns
+        how many products.
         (``load_catalog --reset``.)"""
         try:
             return self.collection.delete_many({}).deleted_count
@@ -112,4 +127,5 @@ class ProductWriteManager(MongoCollectionMixin, models.Manager):
             catalog_model("FacetCount").objects.forget_all()
             catalog_model("OrderCount").objects.forget_all()
             catalog_model("SavingsCount").objects.forget_all()
+            catalog_model("SearchSummary").objects.forget_all()
             writes.catalog_reset()

@@ -9,7 +9,7 @@ from pymongo import UpdateOne
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.listings.search import lower_title
 from catalog.tree.nodes import listed_in
-from catalog.products.variants import all_skus
+from catalog.products.variants import all_skus, variant_in
 
 
 def _write(collection, updates):
@@ -84,4 +84,17 @@ def number_siblings_by_name(using="default"):
             UpdateOne({"_id": d["_id"]}, {"$set": {"position": index}})
             for index, d in enumerate(siblings) if d.get("position") != index
         )
+    return _write(collection, updates)
+
+
+def fill_variant_in(using="default"):
+    """Set ``variant_in`` (``catalog.products.variants.variant_in``: its categories paired with
+    its variants' options) on every product whose stored value differs (migration ``0021``):
+    one read of the products, one ``bulk_write``."""
+    collection = connections[using].get_collection("products")
+    updates = []
+    for document in collection.find({}, {"listed_in": 1, "variants.options": 1, "variant_in": 1}):
+        value = variant_in(document.get("listed_in"), document.get("variants"))
+        if document.get("variant_in", []) != value:
+            updates.append(UpdateOne({"_id": document["_id"]}, {"$set": {"variant_in": value}}))
     return _write(collection, updates)

@@ -139,6 +139,9 @@ ISSUED = "issued"
 #: The deals' counts kept in the database (``SavingsCount.objects``): bumped by a write that
 #: names too many versions to bump ``savings:<pct>`` one by one (a load) and by a reset.
 SAVINGS_KEPT = "savings-kept"
+#: The searches' summaries kept in the database (``SearchSummary.objects``): bumped as
+#: ``savings-kept`` is, by a write naming too many versions to bump each ``words:<word>``.
+SEARCH_KEPT = "search-kept"
 #: The automatic offers' labels (promotions.labels): written when an offer is saved or deleted.
 OFFERS = "offers"
 #: Read with the first cached read of every request.
@@ -317,8 +320,9 @@ def facets_scope(category_ids):
 
 def listing_page_scope(category_id):
     """What a category page of ``category_id`` (an ObjectId) reads besides its category's
-    scope, in any sort (``prefetch``): its cards' (with a price range or facets chosen; without,
-    the versions of the products it shows, remembered for the page), its facet counts', its
+    scope, in any sort (``prefetch``): its cards' (with a price range, or facets chosen and a
+    sort other than newest; else the versions of the products it shows, remembered for the
+    page), its facet counts', its
     orders by title and issue date, its relisting (the kept facet and order counts' stamp)."""
     ids = [category_id]
     return (cards_scope(ids) + faceted_scope(ids) + order_scope(ids, "title") + order_scope(ids, "issued")

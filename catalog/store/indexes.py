@@ -27,6 +27,13 @@ _PRODUCT_INDEXES = [
     # (``OrderCount.objects``): a range of the sorted field among its products, migration 0018.
     ([("listed_in", ASCENDING), ("pricing.retail", ASCENDING), ("_id", ASCENDING)], {"name": "listed_in_retail"}),
     ([("listed_in", ASCENDING), ("title", ASCENDING), ("_id", ASCENDING)], {"name": "listed_in_title"}),
+    # A category page narrowed by a variant attribute (``?format=Vinyl``): its categories paired
+    # with its variants' options, one array (``catalog.products.variants.variant_in``), newest
+    # first, migration 0021.
+    (
+        [("variant_in", ASCENDING), ("details.issue_date", DESCENDING), ("_id", ASCENDING)],
+        {"name": "variant_in_issue_date"},
+    ),
     (
         [("type", ASCENDING), ("details.genre", ASCENDING), ("details.issue_date", DESCENDING)],
         {"name": "type_genre_issue_date"},

@@ -20,7 +20,7 @@ reason.
 import uuid
 
 from django.db import models
-from pymongo import UpdateOne
+from pymongo import InsertOne, UpdateOne
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
 from core.mongo import only_duplicate_keys
@@ -113,3 +113,23 @@ class CatalogVersionManager(MongoCollectionMixin, models.Manager):
                 self.collection.bulk_write([UpdateOne({"name": n}, {"$set": {"token": tokens[n]}})
                                             for n in failed], ordered=False)
         return tokens
+
+    def claim(self, tokens):
+        """Give each scope of ``tokens`` (``{name: its token as read, or None: never bumped}``) a
+        new token only if it still has the one read (a compare-and-set each; a scope never
+        bumped is created): one write. Returns ``{name: new token}`` when every one was still
+        as read, else None (another writer bumped one since: the caller must not assume what
+        changed in between; the tokens it did set are plain bumps)."""
+        forget_version()
+        claimed = {name: _new_token() for name in tokens}
+        writes = [UpdateOne({"name": n, "token": t}, {"$set": {"token": claimed[n]}}) if t is not None
+                  else InsertOne({"name": n, "token": claimed[n]}) for n, t in sorted(tokens.items())]
+        if not writes:
+            return claimed
+        try:
+            result = self.collection.bulk_write(writes, ordered=False)
+        except BulkWriteError as error:  # a scope created by another writer meanwhile
+            if not only_duplicate_keys(error):
+                raise
+            return None
+        return claimed if result.modified_count + result.inserted_count == len(writes) else None

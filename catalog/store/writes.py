@@ -50,19 +50,19 @@ import datetime
 
 from django.conf import settings
 
-from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KEPT, TREE, cards_scope,
+from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KEPT, SEARCH_KEPT, TREE, cards_scope,
                      category_scope, faceted_part_scope, faceted_scope, names_scope, order_scope,
                      price_count_scope, prices_scope, product_scope, relisted_scope, savings_part_scope,
                      savings_scope, titles_scope, words_scope)
-from catalog.listings.facets import band_of
-from catalog.listings.facet_parts import issue_part
+from catalog.listings.facets import band_of, facet_fields
+from catalog.listings.facet_parts import bands_matched, issue_part, shift_parts
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.products.keywords import _values as keyword_source_values
 from catalog.store.siblings import catalog_model
 from catalog.listings.search import lower_title
 from catalog.tree.nodes import listed_in
 from catalog.fields import as_stored
-from catalog.products.variants import _get, apply_to_document, apply_to_product
+from catalog.products.variants import _get, apply_to_document, apply_to_product, variant_in
 from core.mongo.documents import model_to_document
 
 
@@ -91,12 +91,14 @@ def clean_product(product):
 def derive_product_fields(document, ancestors):
     """Set a product ``document``'s derived fields from what it holds: ``skus`` and, with
     variants, its pricing (its cheapest variant's: ``catalog/products/variants.py``), ``title_lower``,
-    ``keywords`` and ``listed_in`` (``ancestors``: ``{category id: [ancestor ids]}`` of its
-    categories, ``CategoryManager.ancestor_ids``). Returns ``document``."""
+    ``keywords``, ``listed_in`` (``ancestors``: ``{category id: [ancestor ids]}`` of its
+    categories, ``CategoryManager.ancestor_ids``) and ``variant_in`` (``variants.variant_in``).
+    Returns ``document``."""
     apply_to_document(document)
     document["title_lower"] = lower_title(document.get("title"))
     document["keywords"] = document_keywords(document)
     document["listed_in"] = listed_in(document.get("categories") or [], ancestors)
+    document["variant_in"] = variant_in(document["listed_in"], document.get("variants"))
     return document
 
 
@@ -107,6 +109,7 @@ def prepare_product(product, using="default"):
     apply_to_product(product)  # skus, and the cheapest variant's pricing
     product.title_lower = lower_title(product.title)
     product.listed_in = catalog_model("Category").objects.listed_in(product.categories)
+    product.variant_in = variant_in(product.listed_in, product.variants)
     product.keywords = document_keywords(model_to_document(product, using))
     return product
 
@@ -207,7 +210,10 @@ def facts(document):
             "issued": _utc_naive((document.get("details") or {}).get("issue_date")),
             "title": document.get("title"), "retail": pricing.get("retail"),
             "text": repr([keyword_source_values(document, path) for path in KEYWORD_SOURCES]),
+            # the band counted (``band_of``: no price counts in the last) and whether a band's
+            # filter matches it (a search's summary parts, ``search_summary``: no price, none)
             "faceted": repr((document.get("type"), band_of(pricing.get("retail")),
+                             bool(bands_matched(pricing.get("retail"))),
                              sorted((k, repr(v)) for k, v in details.items()),
                              [dict(_get(v, "options") or {}) for v in document.get("variants") or []]))}
 
@@ -233,13 +239,14 @@ def bounded_product_scopes(changes):
     the categories the products are listed in before and after, under which their kept facet
     counts are stamped (``catalog/listings/facet_parts.py``; as many names as categories), and
     ``savings-kept``, under which the deals' counts kept per saving are stamped
-    (``SavingsCount.objects``): one write, and every cached read of the catalog is read again
+    (``SavingsCount.objects``), and ``search-kept``, the searches' kept summaries'
+    (``SearchSummary.objects``): one write, and every cached read of the catalog is read again
     once."""
     names = product_scopes(changes)
     if len(names) <= settings.CATALOG_VERSIONS_BUMP_LIMIT:
         return names
     listed = {i for pair in changes for side in pair if side for i in side.get("listed_in") or []}
-    return (EPOCH, SAVINGS_KEPT, *relisted_scope(listed))
+    return (EPOCH, SAVINGS_KEPT, SEARCH_KEPT, *relisted_scope(listed))
 
 
 def relisted_categories(changes):
@@ -255,22 +262,49 @@ def relisted_categories(changes):
 
 
 @contextlib.contextmanager
-def products_changing(changes, recount=True):
+def products_changing(changes, recount=True, documents=None):
     """Around a write of products: ``changes`` as for ``product_scopes``. Marks before and
     recounts after the kept counts of the categories it relists (``ListingCount.objects.changing``:
     3 round trips, none when no listing changes; ``recount=False`` skips them for a bulk
     load that recounts everything at its end), then bumps the versions of what changed (one
     write), also when the write raised. ``changes`` None: a bulk load into an empty
     catalog, which bumps nothing (its caller bumps the epoch at its end: ``catalog_reset``)
-    and marks nothing."""
+    and marks nothing. ``documents``: ``(before, after)`` of one product's whole write (as
+    stored, ``FACTS_FIELDS`` at least; None: not one product's) whose change of what its
+    facets count (in categories it stays in) moves their kept counts rather than leaving them
+    to be counted again (``catalog.listings.facet_parts.shift_parts``: 3 round trips
+    before the write, the facet fields' product types, the versions and their claim; 3 after,
+    the final claim, the kept parts and their move; when it changes them)."""
     bump = changes is not None
     changes = list(changes or ())
+    shift = _facet_shift(changes, documents) if bump and documents is not None else None
+    written = False
     try:
         with _counts().changing(relisted_categories(changes) if recount else ()):
             yield
+        written = True
     finally:
         if bump:
-            _versions().bump(bounded_product_scopes(changes))
+            names = bounded_product_scopes(changes)
+            if shift is not None and written and shift.names <= set(names):
+                _versions().bump(tuple(n for n in names if n not in shift.names))
+                shift.finish()
+            else:
+                _versions().bump(names)
+
+
+def _facet_shift(changes, documents):
+    """``shift_parts`` of one product's write whose facet counts' parts its bump names (the
+    decades it changes in the categories it stays in), or None."""
+    before, after = documents
+    if len(changes) != 1 or before is None or after is None:
+        return None
+    names = set(bounded_product_scopes(changes))
+    stayed = set(before.get("listed_in") or []) & set(after.get("listed_in") or [])
+    parts = {issue_part((side.get("details") or {}).get("issue_date")) for side in (before, after)}
+    if not stayed or not set(faceted_part_scope(stayed, parts)) <= names:
+        return None
+    return shift_parts(before, after, facet_fields())
 
 
 def products_written(changes):
@@ -359,8 +393,9 @@ def category_saved(category):
 def catalog_reset():
     """After a write that empties a collection of the catalog (``delete_all``) or a bulk load
     that bumped nothing (``populatedb``): bump the epoch, every cached read, and the deals'
-    counts kept per saving (``savings-kept``; one write)."""
-    _versions().bump((EPOCH, SAVINGS_KEPT))
+    counts kept per saving (``savings-kept``) and the searches' kept summaries
+    (``search-kept``; one write)."""
+    _versions().bump((EPOCH, SAVINGS_KEPT, SEARCH_KEPT))
 
 
 def product_types_changed():

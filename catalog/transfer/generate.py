@@ -29,7 +29,7 @@ from bson import ObjectId
 from catalog.transfer.chinook import AUDIO_ALBUM, format_variants
 from catalog.listings.facets import facet_fields
 from catalog.store.writes import catalog_reset
-from catalog.models import Category, ListingCount, OrderCount, Pricing, Product
+from catalog.models import Category, ListingCount, OrderCount, Pricing, Product, SearchSummary
 from inventory.models import Inventory
 
 #: 2,000 made-up words ("bakado", "ketiru", ...) for the generated titles.
@@ -105,9 +105,11 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     every product) and along its sorts by price and title (``OrderCount.objects.recount_all``:
     one more pass), the epoch is bumped once (``writes.catalog_reset``: every cached
     read), then the facet counts of the categories listing at least ``KEEP_FACETS_FROM`` products are kept
-    (``FacetManager.keep_facet_counts``: one read of each one's products), and the deals'
-    counts per saving (``ListingManager.keep_savings_counts``: one read of the deals), so
-    that no shopper's first request counts a large category or the deals.
+    (``FacetManager.keep_facet_counts``: one read of each one's products), the deals'
+    counts per saving (``ListingManager.keep_savings_counts``: one read of the deals), and
+    the summary of the search of every word at least ``search_summary.KEEP_FROM`` products
+    hold (``SearchSummary.objects.keep_words``: two passes over the products), so that no
+    shopper's first request counts a large category, the deals or a one-word search.
     ``progress``: called with the number of products written after each batch
     (a progress bar's ``update``), or None. Returns ``(categories created,
     products created)``. Raises ValueError for a negative ``products`` or
@@ -139,4 +141,5 @@ def populate(products, categories=5000, stock=20, seed=7, progress=None):
     Product.facets.keep_facet_counts([i for i, n in sorted(listed.items()) if n >= KEEP_FACETS_FROM],
                                       facet_fields())
     Product.listings.keep_savings_counts()  # the deals' counts per saving (one pass over the deals)
+    SearchSummary.objects.keep_words(facet_fields())  # every common word's search (two passes)
     return len(nodes), products

@@ -245,7 +245,9 @@ def test_a_page_reads_the_versions_once_from_its_second_request(shop):
         url = f"{url}{'&' if '?' in url else '?'}page=1"
         with count_operations() as first:
             Client().get(url)
-        assert first.operations.count(("catalog_versions", "find")) <= 3, (url, first.operations)
+        # (4: a category never counted reads its facet counts' versions again after counting
+        # them, to keep them only if no save ran meanwhile: ``kept_facet_parts``)
+        assert first.operations.count(("catalog_versions", "find")) <= 4, (url, first.operations)
         with count_operations() as ops:
             Client().get(url)
         assert ops.operations.count(("catalog_versions", "find")) == 1, (url, ops.operations)

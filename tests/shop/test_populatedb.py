@@ -102,3 +102,17 @@ def test_a_bulk_load_bumps_the_epoch_once_not_a_version_per_product():
     assert not [n for n in names if n.startswith(("product:", "cards:", "faceted:"))], names
     assert CatalogVersion.objects.current() != epoch
     assert reader.get("/").content != empty  # the cached page is not served again
+
+
+def test_keeps_the_search_of_every_common_word(monkeypatch):
+    from catalog.listings import search_summary
+    from catalog.models import SearchSummary
+
+    monkeypatch.setattr(search_summary, "KEEP_FROM", 5)
+    populate("--products", "60", "--categories", "130")
+    counts = {}
+    for document in Product.objects.collection.find({}, {"keywords": 1}):
+        for word in document["keywords"]:
+            counts[word] = counts.get(word, 0) + 1
+    kept = {d["_id"]: d["total"] for d in SearchSummary.objects.collection.find({}, {"total": 1})}
+    assert kept and kept == {word: n for word, n in counts.items() if n >= 5}

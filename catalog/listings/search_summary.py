@@ -38,6 +38,7 @@ catalog counts its matches; any other search keeps its own on its first visit.
 
 import hashlib
 import re
+from itertools import combinations
 
 import bson
 
@@ -51,6 +52,7 @@ from core.mongo.collections import MongoCollectionMixin
 from catalog.store.cache import SEARCH_KEPT, UNSET, versions, words_scope
 from catalog.store.siblings import catalog_model
 from catalog.listings.facet_parts import _held
+from catalog.listings.facets import BAND_KEYS, band_filter
 from catalog.listings.ranking import (RANK_ARTIST, RANK_OTHER, RANK_PEOPLE, RANK_SOURCE_FIELDS, RANK_TITLE,
                                      RANK_TRACK, rank_document, rank_order_key, word_pattern)
 
@@ -369,10 +371,6 @@ def chosen_bands(filters):
     """The price band keys whose ``facets.band_filter`` is the one filter of ``filters`` (the
     chosen facets' filters, a list), as a sorted tuple; None when ``filters`` is anything
     else (another facet chosen, "in stock", or nothing)."""
-    from itertools import combinations
-
-    from catalog.listings.facets import BAND_KEYS, band_filter
-
     if len(filters) != 1:
         return None
     for size in range(1, len(BAND_KEYS) + 1):

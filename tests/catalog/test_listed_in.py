@@ -38,9 +38,10 @@ def test_a_move_relists_the_products_below_and_keeps_their_other_categories(make
     with count_operations() as ops:
         Category.writes.move(tree["Rock"], tree["Video"])
     # 3 reads and the tree's write as before; the products' category lists, their
-    # categories' ancestors, one bulk write between the mark of the categories above
-    # (before and after) and their recount (a read and a write); the version's bump.
-    assert (ops.reads, ops.writes) == (6, 5), ops.operations
+    # categories' ancestors, the products with variants (their ``variant_in``), one bulk write
+    # between the mark of the categories above (before and after) and their recount (a read
+    # and a write); the version's bump.
+    assert (ops.reads, ops.writes) == (7, 5), ops.operations
     video, music = tree["Video"].pk, tree["Music"].pk
     rock, metal, jazz = tree["Rock"].pk, tree["Metal"].pk, tree["Jazz"].pk
     assert stored_listed_in("M") == [video, rock, metal]

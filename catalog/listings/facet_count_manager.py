@@ -96,13 +96,8 @@ class FacetCountManager(MongoCollectionMixin, models.Manager):
         # An ``$in`` of the ids rather than a range of "<id>:" strings: SecantusDB 0.7.0b3
         # (docs/local-server-differences.md: local-server difference 18)
         # scans the collection for a range of ``_id`` (MongoDB reads either from the index).
-        ids = {_id(category_id, part): part for part in stamps}
-        found = {}
-        for document in self.collection.find({"_id": {"$in": sorted(ids)}}):
-            part = ids.get(document["_id"])
-            if part is not None and document.get("stamp") == stamps[part]:
-                found[part] = _counts(document)
-        return found
+        found = self.kept_parts({(category_id, part): stamp for part, stamp in stamps.items()})
+        return {part: counts for (_category, part), counts in found.items()}
 
     def kept_parts(self, stamps):
         """``{(category id, part): counts}`` of the parts of ``stamps`` (``{(category id, part):

@@ -83,9 +83,19 @@ def rank_document(document, words, search=None):
     people = [p for key in ("actor", "director") if isinstance(details.get(key), list) for p in details[key]]
     matched_people = _first_hit(search, people)
     title, artist = document.get("title"), details.get("artist")
-    if isinstance(title, str) and search(title) is not None:
+    return ranked(isinstance(title, str) and search(title) is not None,
+                  isinstance(artist, str) and search(artist) is not None, matched_tracks, matched_people)
+
+
+def ranked(in_title, in_artist, matched_tracks, matched_people):
+    """``{rank, matched_tracks, matched_people}`` of a product whose title (``in_title``, bool)
+    or artist (``in_artist``) holds a searched word, or whose tracks' and people's first hits
+    are ``matched_tracks`` and ``matched_people`` (lists of at most one string): the first
+    field that matches ranks it (title, artist, a track, a person, else another field). The one
+    order of ``rank_document`` and of the searches' kept summaries (``search_summary``)."""
+    if in_title:
         rank = RANK_TITLE
-    elif isinstance(artist, str) and search(artist) is not None:
+    elif in_artist:
         rank = RANK_ARTIST
     elif matched_tracks:
         rank = RANK_TRACK

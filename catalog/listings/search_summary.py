@@ -53,8 +53,7 @@ from catalog.store.cache import SEARCH_KEPT, UNSET, versions, words_scope
 from catalog.store.siblings import catalog_model
 from catalog.listings.facet_parts import _held
 from catalog.listings.facets import BAND_KEYS, band_filter
-from catalog.listings.ranking import (RANK_ARTIST, RANK_OTHER, RANK_PEOPLE, RANK_SOURCE_FIELDS, RANK_TITLE,
-                                     RANK_TRACK, rank_document, rank_order_key, word_pattern)
+from catalog.listings.ranking import RANK_SOURCE_FIELDS, rank_document, rank_order_key, ranked, word_pattern
 
 #: Matches kept per part, best first (a search by relevance keeps ``search.RANKED_KEPT`` of
 #: them merged; 4 parts of 120 give at least 120 exactly, usually all 240).
@@ -345,18 +344,8 @@ def word_ranks(document):
 
     def ranks(word):
         track, person = first_track.get(word), first_person.get(word)
-        matched_tracks, matched_people = ([track] if track is not None else []), ([person] if person is not None else [])
-        if word in in_title:
-            rank = RANK_TITLE
-        elif word in in_artist:
-            rank = RANK_ARTIST
-        elif matched_tracks:
-            rank = RANK_TRACK
-        elif matched_people:
-            rank = RANK_PEOPLE
-        else:
-            rank = RANK_OTHER
-        return {"rank": rank, "matched_tracks": matched_tracks, "matched_people": matched_people}
+        return ranked(word in in_title, word in in_artist, [track] if track is not None else [],
+                      [person] if person is not None else [])
 
     return ranks
 

@@ -10,31 +10,16 @@ database stays.
 
 import pytest
 from django.core.cache import caches
-from django.test import Client, override_settings
 
 from catalog.listings import search_summary
 from catalog.listings.facets import band_filter, facet_fields
-from catalog.listings.query import ProductListing
-from catalog.listings.ranking import RANK_FIELDS, search_ranking
-from catalog.listings.search import SEARCH_SORTS, search_stages
+from catalog.listings.search import search_stages
 from catalog.models import CatalogVersion, Pricing, Product, SearchSummary
-from catalog.products.keywords import search_words
-from catalog.store.cache import words_scope
 from core.mongo.counter import count_operations
+from tests.support.cold_pages import PER_PAGE, aggregated, cold_get, reader  # noqa: F401 (a fixture)
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
 
-PER_PAGE = 10
-
-
-@pytest.fixture
-def reader(db, settings):
-    """A client with its own empty cache, pages of ``PER_PAGE``."""
-    settings.CATALOG_PAGE_SIZE = PER_PAGE
-    cache = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "summary"}}
-    with override_settings(CACHES=cache):
-        caches["default"].clear()
-        yield Client()
 
 
 @pytest.fixture
@@ -56,26 +41,6 @@ def searchable(reader):
     Product.objects.collection.update_one({"sku": "N-39"}, {"$unset": {"pricing.retail": ""}})
     CatalogVersion.objects.bump()
     return reader
-
-
-def cold_get(client, url):
-    """``(response, ops)`` of ``url`` after the epoch's bump (nothing of the catalog cached)."""
-    CatalogVersion.objects.bump()
-    with count_operations() as ops:
-        response = client.get(url)
-    assert response.status_code == 200, url
-    return response, ops
-
-
-def aggregated(text, bands=()):
-    """``(count, [(sku, matched)])`` of ``text`` by relevance as one aggregation ranks them (the
-    form before), narrowed by the price ``bands``."""
-    words = search_words(text)
-    stages = search_stages(text) + ([band_filter(bands)] if bands else [])
-    listing = ProductListing(Product.listings, stages, SEARCH_SORTS["relevance"], page_hint=(0, 500),
-                             stages=search_ranking(words), extra_fields=RANK_FIELDS, scope=words_scope(words),
-                             by_sku=True)
-    return len(listing), [(p.sku, p.matched) for p in listing[0:500]]
 
 
 def aggregated_counts(text, bands=()):

@@ -343,7 +343,9 @@ class Product(models.Model):
         marked and recounted (one read of what is stored; 3 more round trips when its
         categories change) and, once saved, the versions of its pages bumped (one write); when
         it changes what its categories' facets count, their kept counts moved by it (up to 6
-        more round trips: ``catalog.listings.facet_parts.PartsShift``)."""
+        more round trips: ``catalog.listings.facet_parts.PartsShift``); when it changes what a
+        search shows of it, the kept summaries of its words' searches moved by it (2 more round
+        trips, up to 6 when some are kept: ``catalog.listings.search_shift.WordsShift``)."""
         prepare_product(self, kwargs.get("using") or "default")
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:

@@ -363,7 +363,28 @@ def shifted(counts, fields, removed=None, added=None):
     return new
 
 
-class PartsShift:
+class ClaimedShift:
+    """A save's move of kept counts under versions it claimed before its write (``claimed``:
+    ``{name: token}`` from ``CatalogVersion.objects.claim``): ``PartsShift``, and
+    ``search_shift.WordsShift``."""
+
+    @property
+    def names(self):
+        """The version names it claimed (bumped by it, not by the save's plain bump)."""
+        return set(self.claimed)
+
+    def final_tokens(self):
+        """After the write: the claimed versions' final tokens (``{name: token}``, one write),
+        or None when another writer gave one of them tokens in between; they are then bumped
+        (one write), so what they key is counted again."""
+        versions = catalog_model("CatalogVersion").objects
+        final = versions.claim(self.claimed)
+        if final is None:
+            versions.bump(tuple(sorted(self.claimed)))
+        return final
+
+
+class PartsShift(ClaimedShift):
     """A product's save that moves the kept facet counts of its categories' parts by what it
     changed (``shifted``) instead of leaving those parts to be counted again by the next
     reader (half of a faceted page's time right after an edit: a decade of the category
@@ -383,19 +404,12 @@ class PartsShift:
     def __init__(self, fields, moves, first, claimed):
         self.fields, self.moves, self.first, self.claimed = fields, moves, first, claimed
 
-    @property
-    def names(self):
-        """The version names of the parts it moves (``faceted:<id>:<part>``)."""
-        return set(self.claimed)
-
     def finish(self):
         """After the product's write: the parts' final tokens (one write) and, when nothing
         came in between, their kept counts moved (one read, one write of those kept at the
         first tokens); else the parts bumped (one write)."""
-        versions = catalog_model("CatalogVersion").objects
-        final = versions.claim(self.claimed)
+        final = self.final_tokens()
         if final is None:
-            versions.bump(tuple(sorted(self.claimed)))
             return
         key = _fields_key(self.fields)
         stamps = {}

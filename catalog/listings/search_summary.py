@@ -163,11 +163,16 @@ class Summarizer:
         return {"total": sum(p["total"] for p in parts.values()), "parts": parts, "ids": sorted(self.ids)}
 
 
+def _stored_parts(parts):
+    """``parts`` (``Summarizer.summary``'s) as a summary document stores them."""
+    return [[name, p["total"], sorted(p["bands"].items()),
+             [[code, sorted(values.items())] for code, values in p["values"].items()],
+             p["order"], p["complete"]] for name, p in sorted(parts.items())]
+
+
 def _stored(words, stamp, summary, moment):
     return {"_id": summary_id(words), "words": sorted(set(words)), "stamp": stamp, "total": summary["total"],
-            "parts": [[name, p["total"], sorted(p["bands"].items()),
-                       [[code, sorted(values.items())] for code, values in p["values"].items()],
-                       p["order"], p["complete"]] for name, p in sorted(summary["parts"].items())],
+            "parts": _stored_parts(summary["parts"]),
             **({"ids": summary["ids"]} if len(set(words)) == 1 and len(summary["ids"]) <= MOST_IDS_KEPT else {}),
             "counted_at": moment}
 
@@ -224,15 +229,23 @@ class SearchSummaryManager(MongoCollectionMixin, models.Manager):
         """The summary of the search for ``words`` (a list of search words) with the facets
         ``fields``: the kept one when its stamp is current (one read by ``_id``), else
         ``count(summarizer, ids, totals)`` (which adds every match to a ``Summarizer``; ``ids``
-        and ``totals`` as ``matching`` gives them for several words, else None and ``{}``) and kept (one write). ``Summarizer.summary``'s form."""
-        stamp = _stamp(fields, _tokens(summary_scope(words)))  # read before counting
+        and ``totals`` as ``matching`` gives them for several words, else None and ``{}``) and kept
+        (one read of the versions again, then one write) only if its versions did not change
+        while it counted: a save moves the kept summaries stamped at the versions from before
+        it (``search_shift.WordsShift``), so a count holding that save must not be kept at
+        them (it would be moved twice). ``Summarizer.summary``'s form."""
+        tokens = _tokens(summary_scope(words))  # read before counting
+        stamp = _stamp(fields, tokens)
         document = self.collection.find_one({"_id": summary_id(words)}, {"ids": 0})
         if document is not None and document.get("stamp") == stamp:
             return _summary(document)
         summarizer = Summarizer(words, fields)
         count(summarizer, *(self.matching(words, fields) if len(set(words)) > 1 else (None, {})))
         summary = summarizer.summary()
-        keep_first_of_racing_upserts(self.collection, _keepable([_stored(words, stamp, summary, clock.now())]))
+        names = summary_scope(words)
+        read = catalog_model("CatalogVersion").objects.tokens(list(names))
+        if tuple(read.get(name, UNSET) for name in names) == tokens:
+            keep_first_of_racing_upserts(self.collection, _keepable([_stored(words, stamp, summary, clock.now())]))
         summary.pop("ids")  # kept for the searches of several words, not shown
         return summary
 

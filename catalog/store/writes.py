@@ -56,6 +56,7 @@ from catalog.store.cache import (EPOCH, ISSUED, NAVIGATION, PRODUCTS, SAVINGS_KE
                      savings_scope, titles_scope, words_scope)
 from catalog.listings.facets import band_of, facet_fields
 from catalog.listings.facet_parts import bands_matched, issue_part, shift_parts
+from catalog.listings.search_shift import shift_words
 from catalog.products.keywords import KEYWORD_SOURCES, document_keywords
 from catalog.products.keywords import _values as keyword_source_values
 from catalog.store.siblings import catalog_model
@@ -274,10 +275,15 @@ def products_changing(changes, recount=True, documents=None):
     facets count (in categories it stays in) moves their kept counts rather than leaving them
     to be counted again (``catalog.listings.facet_parts.shift_parts``: 3 round trips
     before the write, the facet fields' product types, the versions and their claim; 3 after,
-    the final claim, the kept parts and their move; when it changes them)."""
+    the final claim, the kept parts and their move; when it changes them), and whose change of
+    what a search shows of it moves the kept summaries of its words' searches
+    (``catalog.listings.search_shift.shift_words``: 2 round trips before the write, the words'
+    versions and their summaries' stamps, and 1 more, the claim, when some are kept; 3 after,
+    as for the facets)."""
     bump = changes is not None
     changes = list(changes or ())
-    shift = _facet_shift(changes, documents) if bump and documents is not None else None
+    shifts = [shift for shift in (_facet_shift(changes, documents), _search_shift(changes, documents))
+              if shift is not None] if bump and documents is not None else []
     written = False
     try:
         with _counts().changing(relisted_categories(changes) if recount else ()):
@@ -286,11 +292,11 @@ def products_changing(changes, recount=True, documents=None):
     finally:
         if bump:
             names = bounded_product_scopes(changes)
-            if shift is not None and written and shift.names <= set(names):
-                _versions().bump(tuple(n for n in names if n not in shift.names))
+            moving = [shift for shift in shifts if written and shift.names <= set(names)]
+            held = set().union(*(shift.names for shift in moving))
+            _versions().bump(tuple(n for n in names if n not in held))
+            for shift in moving:
                 shift.finish()
-            else:
-                _versions().bump(names)
 
 
 def _facet_shift(changes, documents):
@@ -305,6 +311,18 @@ def _facet_shift(changes, documents):
     if not stayed or not set(faceted_part_scope(stayed, parts)) <= names:
         return None
     return shift_parts(before, after, facet_fields())
+
+
+def _search_shift(changes, documents):
+    """``shift_words`` of one product's write whose bump names its words (a change of what a
+    search shows of it), or None."""
+    before, after = documents
+    if len(changes) != 1 or before is None or after is None:
+        return None
+    words = {*(before.get("keywords") or ()), *(after.get("keywords") or ())}
+    if not words or not set(words_scope(words)) <= set(bounded_product_scopes(changes)):
+        return None
+    return shift_words(before, after, facet_fields())
 
 
 def products_written(changes):

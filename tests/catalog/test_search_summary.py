@@ -255,3 +255,122 @@ def test_a_price_given_to_a_product_without_one_shows_in_its_band_on_the_next_re
     count, expected = aggregated("night", ("20-",))
     assert response.context["page"].paginator.count == count == first.context["page"].paginator.count + 1
     assert shown(response) == expected[:PER_PAGE]
+
+
+def _kept(word):
+    """The kept summary of ``word`` as compared with a count: its stamp left out, its ids sorted."""
+    document = SearchSummary.objects.collection.find_one({"_id": word}, {"counted_at": 0, "stamp": 0})
+    return {**document, "ids": sorted(document.get("ids", []))}
+
+
+def _counted_again(client, word):
+    """The summary of ``word`` counted from the products now (the kept one forgotten first)."""
+    SearchSummary.objects.collection.delete_one({"_id": word})
+    cold_get(client, f"/search/?q={word}")
+    return _kept(word)
+
+
+def _save(sku, **changes):
+    product = Product.objects.get(sku=sku)
+    for name, value in changes.items():
+        if name == "retail":
+            product.pricing = Pricing.from_prices(3000, value)
+        elif name == "tracks":
+            product.details["tracks"] = [{"number": n + 1, "title": t, "duration": 1000, "price": 99}
+                                         for n, t in enumerate(value)]
+        elif name in ("artist", "genre"):
+            product.details[name] = value
+        else:
+            setattr(product, name, value)
+    product.save()
+
+
+SAVES = [
+    ("N-01", {"retail": 200}),                      # a price across bands
+    ("N-03", {"title": "A Night Owl"}),             # from the description to the title: its rank
+    ("N-05", {"genre": ["Soul"]}),                  # a facet value
+    ("B-2", {"artist": "Day Owl"}),                 # loses the word
+    ("D-1", {"title": "Day Into Night"}),           # gains it
+    ("N-06", {"tracks": ["Day", "Night Again"]}),   # a matched track
+]
+
+
+def test_a_save_moves_the_kept_summary_rather_than_leaving_the_search_to_count(searchable):
+    make_product("Day Only", artist="Sun", sku="D-1", retail_cents=1500)
+    cold_get(searchable, "/search/?q=night")  # kept
+    for sku, changes in SAVES:
+        _save(sku, **changes)
+        caches["default"].clear()
+        response, ops = cold_get(searchable, "/search/?q=night")
+        # the summary moved by the save: read whole, no match read, nothing kept anew
+        assert documents_examined(ops, "products") == PER_PAGE, (sku, ops.operations)
+        assert ("search_summaries", "update") not in ops.operations, sku
+        count, expected = aggregated("night")
+        assert response.context["page"].paginator.count == count
+        assert shown(response) == expected[:PER_PAGE], sku
+        moved = _kept("night")
+        assert moved == _counted_again(searchable, "night"), sku
+
+
+def test_a_moved_summary_past_its_kept_rows_shows_what_the_aggregation_gives(searchable, monkeypatch):
+    monkeypatch.setattr(search_summary, "PART_KEPT", 3)  # every part incomplete
+    cold_get(searchable, "/search/?q=night")
+    for sku, changes in [("N-02", {"title": "Night Zero"}), ("N-10", {"retail": 2600}), ("N-00", {"title": "Album"})]:
+        _save(sku, **changes)
+        caches["default"].clear()
+        count, expected = aggregated("night")
+        for page in (1, 2, 3):
+            response, _ops = cold_get(searchable, f"/search/?q=night&page={page}")
+            assert response.context["page"].paginator.count == count
+            assert shown(response) == expected[(page - 1) * PER_PAGE:page * PER_PAGE], (sku, page)
+
+
+def test_a_count_racing_a_save_is_not_kept_where_the_save_moves_the_summary(searchable, monkeypatch):
+    """A reader counts a search while a save of one of its products runs, and another reader
+    has kept the summary at the versions from before the save: the count holds the save, so it
+    must not replace that summary at those versions, which the save then moves by its change
+    (moved twice). Fails without the reader's second read of the versions
+    (``SearchSummaryManager.summary``)."""
+    import threading
+
+    from catalog.listings.search_shift import WordsShift
+
+    cold_get(searchable, "/search/?q=night")
+    before_the_save = SearchSummary.objects.collection.find_one({"_id": "night"})
+    SearchSummary.objects.collection.delete_one({"_id": "night"})  # the reader counts
+    written, kept, writers = threading.Event(), threading.Event(), []
+    summarizer, summary, finish = search_summary.Summarizer, search_summary.SearchSummaryManager.summary, WordsShift.finish
+
+    class CountingWhileSaving(summarizer):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if not writers:  # the reader has read the versions and found no summary
+                SearchSummary.objects.collection.insert_one(before_the_save)  # another reader's
+                writers.append(threading.Thread(target=_save, args=("N-01",), kwargs={"retail": 200}))
+                writers[0].start()
+                assert written.wait(30)
+
+    def summary_then_tell(self, *args):
+        try:
+            return summary(self, *args)
+        finally:
+            kept.set()
+
+    def finish_after_the_reader(self):
+        written.set()  # the product is written: the reader's count holds it
+        kept.wait(30)
+        return finish(self)
+
+    monkeypatch.setattr(search_summary, "Summarizer", CountingWhileSaving)
+    monkeypatch.setattr(search_summary.SearchSummaryManager, "summary", summary_then_tell)
+    monkeypatch.setattr(WordsShift, "finish", finish_after_the_reader)
+    cold_get(searchable, "/search/?q=night&price=0-5")
+    writers[0].join(30)
+    monkeypatch.undo()
+    caches["default"].clear()
+    for bands in ((), ("0-5",), ("10-20",)):
+        response, _ops = cold_get(searchable, "/search/?q=night" + "".join(f"&price={b}" for b in bands))
+        count, expected = aggregated("night", bands)
+        assert response.context["page"].paginator.count == count, bands
+        assert shown(response) == expected[:PER_PAGE], bands
+    assert _kept("night") == _counted_again(searchable, "night")

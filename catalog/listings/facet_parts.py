@@ -364,24 +364,34 @@ def shifted(counts, fields, removed=None, added=None):
 
 
 class ClaimedShift:
-    """A save's move of kept counts under versions it claimed before its write (``claimed``:
-    ``{name: token}`` from ``CatalogVersion.objects.claim``): ``PartsShift``, and
-    ``search_shift.WordsShift``."""
+    """A save's move of kept counts under versions it claimed before its write: ``PartsShift``,
+    and ``search_shift.WordsShift``. ``fields``: the facet fields; ``first``: ``{name: token}``
+    as read before the claim; ``claimed``: ``{name: token}`` from ``CatalogVersion.objects.claim``.
+    A subclass says how its kept counts move (``move``)."""
+
+    def __init__(self, fields, first, claimed):
+        self.fields, self.first, self.claimed = fields, first, claimed
 
     @property
     def names(self):
         """The version names it claimed (bumped by it, not by the save's plain bump)."""
         return set(self.claimed)
 
-    def final_tokens(self):
-        """After the write: the claimed versions' final tokens (``{name: token}``, one write),
-        or None when another writer gave one of them tokens in between; they are then bumped
-        (one write), so what they key is counted again."""
+    def finish(self):
+        """After the product's write: the claimed versions' final tokens (one write) and, when
+        no other writer gave one of them tokens in between, the kept counts moved by the save
+        (``move(final)``: one read, one write of those kept at the first tokens); else the
+        versions bumped (one write), so what they key is counted again."""
         versions = catalog_model("CatalogVersion").objects
         final = versions.claim(self.claimed)
         if final is None:
             versions.bump(tuple(sorted(self.claimed)))
-        return final
+            return
+        self.move(final)
+
+    def move(self, final):
+        """Move the kept counts stamped at the first tokens to ``final`` (``{name: token}``)."""
+        raise NotImplementedError
 
 
 class PartsShift(ClaimedShift):
@@ -402,15 +412,11 @@ class PartsShift(ClaimedShift):
     change while it counted). Anything else is the usual bump: the part counted again."""
 
     def __init__(self, fields, moves, first, claimed):
-        self.fields, self.moves, self.first, self.claimed = fields, moves, first, claimed
+        super().__init__(fields, first, claimed)
+        self.moves = moves
 
-    def finish(self):
-        """After the product's write: the parts' final tokens (one write) and, when nothing
-        came in between, their kept counts moved (one read, one write of those kept at the
-        first tokens); else the parts bumped (one write)."""
-        final = self.final_tokens()
-        if final is None:
-            return
+    def move(self, final):
+        """The kept counts of the parts (``faceted:<id>:<part>``) moved by the save."""
         key = _fields_key(self.fields)
         stamps = {}
         for (category_id, part) in self.moves:

@@ -96,16 +96,11 @@ class WordsShift(ClaimedShift):
     ``finish``ed after it."""
 
     def __init__(self, fields, before, after, first, claimed):
-        self.fields, self.before, self.after = fields, before, after
-        self.first, self.claimed = first, claimed
+        super().__init__(fields, first, claimed)
+        self.before, self.after = before, after
 
-    def finish(self):
-        """After the product's write: the words' final tokens (one write) and, when nothing
-        came in between, their kept summaries moved (one read, one write of those kept at the
-        first tokens); else the words bumped (one write)."""
-        final = self.final_tokens()
-        if final is None:
-            return
+    def move(self, final):
+        """The kept summaries of the words (``words:<word>``) moved by the save."""
         stamps = {}
         for word in self.words:
             (name,) = words_scope([word])

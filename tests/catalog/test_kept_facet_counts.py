@@ -6,7 +6,6 @@ The counts shown are checked against plain counts (``tests/catalog/test_facets.p
 each write, with the cache emptied first, so that they come from the kept documents.
 """
 
-import threading
 
 import pytest
 from django.core.cache import caches
@@ -20,6 +19,7 @@ from core.mongo.counter import count_operations
 from inventory.models import Inventory
 from tests.catalog.test_facets import assert_counts_are_plain
 from tests.support.products import make_product
+from tests.support.threads import save_during_a_count
 
 
 @pytest.fixture
@@ -230,33 +230,12 @@ def test_a_count_racing_a_save_is_not_kept_where_the_save_moves_the_counts(shelf
     # A twin of A joins (its decade is counted again): what A held before the save is then
     # still in a count made after it, so moving that count by the save goes unnoticed.
     make_product("Album G", sku="G", artist="AC/DC", genre=["Rock"], list_cents=499, categories=[shelf["Rock"].pk])
-    written, kept, writers = threading.Event(), threading.Event(), []
-    count_parts, keep, finish = FacetPartsMixin._count_parts, FacetCountManager.keep, PartsShift.finish
-
-    def count_while_saving(self, *args):
-        if not writers:  # the save starts once the reader has read the versions
-            writers.append(threading.Thread(target=_edit, args=("A",), kwargs={"genre": ["Soul"]}))
-            writers[0].start()
-            assert written.wait(30)
-        return count_parts(self, *args)
-
-    def keep_then_tell(self, *args):
-        try:
-            return keep(self, *args)
-        finally:
-            kept.set()
-
-    def finish_after_the_keep(self):
-        written.set()  # the product is written: the reader's count holds it
-        kept.wait(30)
-        return finish(self)
-
-    monkeypatch.setattr(FacetPartsMixin, "_count_parts", count_while_saving)
-    monkeypatch.setattr(FacetCountManager, "keep", keep_then_tell)
-    monkeypatch.setattr(PartsShift, "finish", finish_after_the_keep)
+    join = save_during_a_count(monkeypatch, lambda: _edit("A", genre=["Soul"]),
+                               count=(FacetPartsMixin, "_count_parts"), keep=(FacetCountManager, "keep"),
+                               shift=PartsShift)
     caches["default"].clear()
     assert Client().get("/c/music/").status_code == 200
-    writers[0].join(30)
+    join()
     monkeypatch.undo()
     caches["default"].clear()
     assert_counts_are_plain("/c/music/", base, {})

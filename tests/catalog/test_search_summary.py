@@ -19,6 +19,7 @@ from core.mongo.counter import count_operations
 from tests.support.cold_pages import PER_PAGE, aggregated, cold_get, reader  # noqa: F401 (a fixture)
 from tests.support.examined import documents_examined
 from tests.support.products import make_product
+from tests.support.threads import save_during_a_count
 
 
 
@@ -331,41 +332,20 @@ def test_a_count_racing_a_save_is_not_kept_where_the_save_moves_the_summary(sear
     must not replace that summary at those versions, which the save then moves by its change
     (moved twice). Fails without the reader's second read of the versions
     (``SearchSummaryManager.summary``)."""
-    import threading
-
     from catalog.listings.search_shift import WordsShift
 
     cold_get(searchable, "/search/?q=night")
     before_the_save = SearchSummary.objects.collection.find_one({"_id": "night"})
     SearchSummary.objects.collection.delete_one({"_id": "night"})  # the reader counts
-    written, kept, writers = threading.Event(), threading.Event(), []
-    summarizer, summary, finish = search_summary.Summarizer, search_summary.SearchSummaryManager.summary, WordsShift.finish
-
-    class CountingWhileSaving(summarizer):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            if not writers:  # the reader has read the versions and found no summary
-                SearchSummary.objects.collection.insert_one(before_the_save)  # another reader's
-                writers.append(threading.Thread(target=_save, args=("N-01",), kwargs={"retail": 200}))
-                writers[0].start()
-                assert written.wait(30)
-
-    def summary_then_tell(self, *args):
-        try:
-            return summary(self, *args)
-        finally:
-            kept.set()
-
-    def finish_after_the_reader(self):
-        written.set()  # the product is written: the reader's count holds it
-        kept.wait(30)
-        return finish(self)
-
-    monkeypatch.setattr(search_summary, "Summarizer", CountingWhileSaving)
-    monkeypatch.setattr(search_summary.SearchSummaryManager, "summary", summary_then_tell)
-    monkeypatch.setattr(WordsShift, "finish", finish_after_the_reader)
+    join = save_during_a_count(
+        monkeypatch, lambda: _save("N-01", retail=200),
+        count=(search_summary, "Summarizer"), keep=(search_summary.SearchSummaryManager, "summary"),
+        shift=WordsShift,
+        # another reader's summary, kept at the versions from before the save, once this one
+        # has found none
+        before_save=lambda: SearchSummary.objects.collection.insert_one(before_the_save))
     cold_get(searchable, "/search/?q=night&price=0-5")
-    writers[0].join(30)
+    join()
     monkeypatch.undo()
     caches["default"].clear()
     for bands in ((), ("0-5",), ("10-20",)):
